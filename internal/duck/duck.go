@@ -1,0 +1,72 @@
+// Package duck opens the embedded DuckDB and creates the views every query
+// runs against. Paths reach SQL only through Quote, here; .sql files never
+// hold a path.
+package duck
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// No extension is downloaded at run time: everything needed (parquet, json,
+// icu) is linked in, and a missing one should fail at once, not after a
+// network timeout.
+const dsnOptions = "?autoinstall_known_extensions=false&autoload_known_extensions=false"
+
+// Open opens a DuckDB database file, or an in-memory one for path "".
+func Open(path string) (*sql.DB, error) {
+	db, err := sql.Open("duckdb", path+dsnOptions)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening DuckDB %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Quote returns s as a SQL string literal.
+func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Ident returns s as a quoted SQL identifier.
+func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// CreateViews creates one view per table present in the dataset directory,
+// reading its Parquet files. It returns the tables it found.
+func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, error) {
+	var found []string
+	for _, t := range schema.Tables() {
+		if !store.HasTable(dataDir, t.Name) {
+			continue
+		}
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
+			Ident(t.Name), Quote(store.TableGlob(dataDir, t.Name)))
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
+		}
+		found = append(found, t.Name)
+	}
+	return found, nil
+}
+
+// WriteViewsDB writes a DuckDB database file holding one view per table of
+// the dataset at dataDir, so `duckdb <file>` works on its own.
+func WriteViewsDB(ctx context.Context, file, dataDir string) error {
+	db, err := Open(file)
+	if err != nil {
+		return err
+	}
+	if _, err := CreateViews(ctx, db, dataDir); err != nil {
+		db.Close()
+		return err
+	}
+	return db.Close()
+}

@@ -1,0 +1,281 @@
+package evallog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// openJSON scans a .json log once: the top-level values other than "samples"
+// and "reductions" are kept to build the header, and each element of
+// "samples" is recorded as a byte range, read again later by whichever worker
+// decodes it. Nothing larger than one header value is held in memory (§1.5).
+func (l *Log) openJSON() error {
+	s := &scanner{r: io.NewSectionReader(l.file, 0, l.Size), buf: make([]byte, 0, 1<<20)}
+	var header bytes.Buffer
+	header.WriteByte('{')
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	first := true
+	for {
+		c, err := s.peekNonSpace()
+		if err != nil {
+			return err
+		}
+		if c == '}' {
+			break
+		}
+		if !first {
+			if err := s.expect(','); err != nil {
+				return err
+			}
+		}
+		first = false
+		key, err := s.readKey()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		switch key {
+		case "samples":
+			if err := s.sampleRanges(l); err != nil {
+				return fmt.Errorf("samples: %w", err)
+			}
+		case "reductions":
+			if _, err := s.value(nil); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+		default:
+			raw, err := s.value([]byte{})
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			if header.Len() > 1 {
+				header.WriteByte(',')
+			}
+			header.WriteString(strconv.Quote(key))
+			header.WriteByte(':')
+			header.Write(raw)
+		}
+	}
+	header.WriteByte('}')
+	if _, err := unmarshal(header.Bytes(), &l.Header); err != nil {
+		return fmt.Errorf("header: %w", describeJSONError(header.Bytes(), err))
+	}
+	l.HeaderSource = HeaderFromJSON
+	return nil
+}
+
+func (s *scanner) sampleRanges(l *Log) error {
+	c, err := s.peekNonSpace()
+	if err != nil {
+		return err
+	}
+	if c == 'n' { // null
+		_, err := s.value(nil)
+		return err
+	}
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		c, err := s.peekNonSpace()
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			s.pos++
+			return nil
+		}
+		if i > 0 {
+			if err := s.expect(','); err != nil {
+				return err
+			}
+			if _, err := s.peekNonSpace(); err != nil {
+				return err
+			}
+		}
+		start := s.offset()
+		if _, err := s.value(nil); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		l.Samples = append(l.Samples, SampleRef{
+			Member: fmt.Sprintf("samples[%d]", i),
+			offset: start,
+			length: s.offset() - start,
+			log:    l,
+		})
+	}
+}
+
+// scanner is a minimal streaming JSON tokenizer: enough to walk the top-level
+// object of a log and to skip or capture whole values.
+type scanner struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	base int64 // file offset of buf[0]
+	eof  bool
+}
+
+var errUnexpectedEOF = errors.New("unexpected end of file (truncated log?)")
+
+func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
+
+// fill reads more input; it keeps unconsumed bytes.
+func (s *scanner) fill() error {
+	if s.eof {
+		return errUnexpectedEOF
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:])
+		s.base += int64(s.pos)
+		s.buf = s.buf[:n]
+		s.pos = 0
+	}
+	if len(s.buf) == cap(s.buf) {
+		s.buf = append(s.buf, make([]byte, cap(s.buf))...)[:len(s.buf)]
+	}
+	n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
+	s.buf = s.buf[:len(s.buf)+n]
+	if err == io.EOF {
+		s.eof = true
+		if n == 0 {
+			return errUnexpectedEOF
+		}
+		return nil
+	}
+	return err
+}
+
+func (s *scanner) peekNonSpace() (byte, error) {
+	for {
+		for s.pos < len(s.buf) {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\r', '\n':
+				s.pos++
+			case 0xEF, 0xBB, 0xBF:
+				if s.base == 0 && s.pos < 3 { // byte order mark
+					s.pos++
+					continue
+				}
+				return c, nil
+			default:
+				return c, nil
+			}
+		}
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (s *scanner) expect(want byte) error {
+	c, err := s.peekNonSpace()
+	if err != nil {
+		return err
+	}
+	if c != want {
+		return fmt.Errorf("invalid JSON at offset %d: expected %q, found %q", s.offset(), want, c)
+	}
+	s.pos++
+	return nil
+}
+
+func (s *scanner) readKey() (string, error) {
+	c, err := s.peekNonSpace()
+	if err != nil {
+		return "", err
+	}
+	if c != '"' {
+		return "", fmt.Errorf("invalid JSON at offset %d: expected a key, found %q", s.offset(), c)
+	}
+	raw, err := s.value([]byte{})
+	if err != nil {
+		return "", err
+	}
+	key, err := strconv.Unquote(string(raw))
+	if err != nil {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	return key, nil
+}
+
+// value consumes one JSON value. When dst is non-nil the raw bytes are
+// appended to it and returned; otherwise the value is skipped.
+func (s *scanner) value(dst []byte) ([]byte, error) {
+	if _, err := s.peekNonSpace(); err != nil {
+		return nil, err
+	}
+	depth := 0
+	inString := false
+	escaped := false
+	scalar := false
+	start := s.pos
+	flush := func() {
+		if dst != nil {
+			dst = append(dst, s.buf[start:s.pos]...)
+		}
+	}
+	for {
+		for s.pos < len(s.buf) {
+			c := s.buf[s.pos]
+			if inString {
+				s.pos++
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if depth == 0 {
+						flush()
+						return dst, nil
+					}
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inString = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth == 0 { // end of a scalar inside a container
+					flush()
+					return dst, nil
+				}
+				depth--
+				if depth == 0 {
+					s.pos++
+					flush()
+					return dst, nil
+				}
+			case ',', ' ', '\t', '\r', '\n':
+				if depth == 0 && scalar {
+					flush()
+					return dst, nil
+				}
+			default:
+				if depth == 0 {
+					scalar = true
+				}
+			}
+			s.pos++
+		}
+		flush()
+		if err := s.fill(); err != nil {
+			if err == errUnexpectedEOF && scalar && depth == 0 && !inString {
+				return dst, nil
+			}
+			return nil, err
+		}
+		start = s.pos
+	}
+}

@@ -1,0 +1,73 @@
+package evallog
+
+import (
+	"math"
+	"testing"
+
+	json "github.com/goccy/go-json"
+)
+
+func TestSanitizeNonFinite(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+		changed        bool
+	}{
+		{"no tokens", `{"a": 1}`, `{"a": 1}`, false},
+		{"bare NaN", `{"a": NaN}`, `{"a": "\u0000NaN"}`, true},
+		{"all three", `[NaN,Infinity,-Infinity]`, `["\u0000NaN","\u0000Infinity","\u0000-Infinity"]`, true},
+		{"inside strings untouched", `{"t": "NaN and Infinity", "v": NaN}`, `{"t": "NaN and Infinity", "v": "\u0000NaN"}`, true},
+		{"escaped quote in string", `{"t": "say \"NaN\"", "k": "Infinity"}`, `{"t": "say \"NaN\"", "k": "Infinity"}`, false},
+		{"key named NaN", `{"NaN": -Infinity}`, `{"NaN": "\u0000-Infinity"}`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, changed := SanitizeNonFinite([]byte(c.in))
+			if string(got) != c.want || changed != c.changed {
+				t.Fatalf("SanitizeNonFinite(%s) = %s, %v; want %s, %v", c.in, got, changed, c.want, c.changed)
+			}
+			if back := RestoreNonFinite(got); c.changed && string(back) != c.in {
+				t.Fatalf("RestoreNonFinite = %s, want %s", back, c.in)
+			}
+		})
+	}
+}
+
+func TestFloatAndIntAcceptPythonValues(t *testing.T) {
+	var v struct {
+		A, B, C, D, E Float
+		N, M, L, K    Int
+	}
+	doc := `{"A": NaN, "B": -Infinity, "C": 1.5, "D": null, "E": "2.5",
+	         "N": 12.0, "M": 99999999999999999999999, "L": null, "K": 7}`
+	sanitized, err := unmarshal([]byte(doc), &v)
+	if err != nil || !sanitized {
+		t.Fatalf("unmarshal: sanitized=%v err=%v", sanitized, err)
+	}
+	if !v.A.Valid || !math.IsNaN(v.A.V) || !math.IsInf(v.B.V, -1) || v.C.V != 1.5 || v.D.Valid || v.E.V != 2.5 {
+		t.Errorf("floats: %+v %+v %+v %+v %+v", v.A, v.B, v.C, v.D, v.E)
+	}
+	if v.N.V != 12 || v.M.V != math.MaxInt64 || v.L.Valid || v.K.V != 7 {
+		t.Errorf("ints: %+v %+v %+v %+v", v.N, v.M, v.L, v.K)
+	}
+}
+
+func TestContentsStringOrList(t *testing.T) {
+	var m Message
+	if err := json.Unmarshal([]byte(`{"role":"assistant","content":"hi"}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Content) != 1 || m.Content[0].Type != "text" || m.Content[0].Text != "hi" {
+		t.Fatalf("string content: %+v", m.Content)
+	}
+	doc := `{"role":"assistant","content":[{"type":"reasoning","reasoning":"r","redacted":true,"summary":"s"},{"type":"text","text":"a","refusal":true},{"type":"image","image":"x"}]}`
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatal(err)
+	}
+	d := &DecodedSample{}
+	if got := d.Text(&m); got != "a" {
+		t.Fatalf("Text = %q, want %q (reasoning and images excluded)", got, "a")
+	}
+	if !*m.Content[1].Refusal || !m.Content[0].Redacted {
+		t.Fatalf("flags lost: %+v", m.Content)
+	}
+}

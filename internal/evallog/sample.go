@@ -1,0 +1,168 @@
+package evallog
+
+import (
+	"fmt"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// DecodedSample is a sample with its legacy shapes migrated (§1.7): events
+// and attachments from a 2024 transcript, a version-1 single score under its
+// scorer's name, and the version-3 pools in place of events_data.
+type DecodedSample struct {
+	Sample
+	// Sanitized reports that the sample held bare NaN/Infinity literals;
+	// raw values taken from it go through RestoreNonFinite.
+	Sanitized bool
+	// Attachments maps hashes to content for attachment:// and tc:// refs.
+	attachments map[string]string
+	messages    []json.RawMessage
+}
+
+// DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
+// scorer of a version-1 `score` field (the first of results.scores).
+func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
+	d := &DecodedSample{}
+	sanitized, err := unmarshal(raw, &d.Sample)
+	if err != nil {
+		return nil, describeJSONError(raw, err)
+	}
+	d.Sanitized = sanitized
+	if isNull(d.ID) {
+		return nil, fmt.Errorf("sample has no id")
+	}
+	d.attachments = d.Attachments
+	if t := d.Transcript; t != nil {
+		if len(d.Events) == 0 {
+			d.Events = t.Events
+		}
+		if len(d.attachments) == 0 {
+			d.attachments = t.Content
+		}
+	}
+	if d.Scores == nil && d.Score != nil {
+		name := legacyScoreName
+		if name == "" {
+			name = "score"
+		}
+		d.Scores = map[string]Score{name: *d.Score}
+	}
+	switch {
+	case d.EventsData != nil && len(d.EventsData.Messages) > 0:
+		d.messages = d.EventsData.Messages
+	case len(d.MessagePool) > 0:
+		// Version 3 (0.3.195-0.3.199 with INSPECT_LOG_FORMAT_V3): the same
+		// ranges into a top-level pool, which inspect_ai's current reader
+		// silently drops (§3.4).
+		d.messages = d.MessagePool
+	}
+	return d, nil
+}
+
+// IDString returns the sample id as text and whether the JSON held an int
+// ("int") or a string ("str"). Integers keep their exact digits, even beyond
+// int64.
+func (d *DecodedSample) IDString() (id, kind string) {
+	raw := strings.TrimSpace(string(d.ID))
+	if strings.HasPrefix(raw, `"`) {
+		var s string
+		if err := json.Unmarshal([]byte(raw), &s); err == nil {
+			return s, "str"
+		}
+		return strings.Trim(raw, `"`), "str"
+	}
+	return raw, "int"
+}
+
+// Resolve replaces a whole-string attachment reference (attachment://<hash>,
+// or the 2024 form tc://<hash>) by its content; other strings, and refs to
+// unknown hashes, are returned unchanged (§3.3).
+func (d *DecodedSample) Resolve(s string) string {
+	var hash string
+	switch {
+	case strings.HasPrefix(s, "attachment://"):
+		hash = s[len("attachment://"):]
+	case strings.HasPrefix(s, "tc://"):
+		hash = s[len("tc://"):]
+	default:
+		return s
+	}
+	if v, ok := d.attachments[hash]; ok {
+		return v
+	}
+	return s
+}
+
+// InputMessages returns a model event's input messages, expanding input_refs
+// ranges into the message pool like a Python slice (out-of-range ends are
+// cut, §3.4). It decodes only the role and content of each message.
+func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
+	var raws []json.RawMessage
+	if len(e.InputRefs) > 0 {
+		for _, r := range e.InputRefs {
+			if len(r) != 2 {
+				return nil, fmt.Errorf("input_refs: malformed range %v", r)
+			}
+			lo, hi := max(r[0], 0), min(r[1], len(d.messages))
+			if lo < hi {
+				raws = append(raws, d.messages[lo:hi]...)
+			}
+		}
+	} else if !isNull(e.Input) && strings.HasPrefix(strings.TrimSpace(string(e.Input)), "[") {
+		if _, err := unmarshal(e.Input, &raws); err != nil {
+			return nil, fmt.Errorf("model event input: %w", err)
+		}
+	}
+	msgs := make([]Message, 0, len(raws))
+	for _, raw := range raws {
+		var m Message
+		if _, err := unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("model event input message: %w", err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// ModelOutput decodes a model event's output.
+func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
+	if isNull(e.Output) {
+		return nil, nil
+	}
+	var o ModelOutput
+	if _, err := unmarshal(e.Output, &o); err != nil {
+		return nil, fmt.Errorf("model event output: %w", err)
+	}
+	return &o, nil
+}
+
+// EventError returns a model event's error message ("" when the call
+// succeeded). The field is a string on model events.
+func EventError(e *Event) string {
+	if isNull(e.Error) {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(e.Error, &s); err == nil {
+		return s
+	}
+	var ee EvalError
+	if err := json.Unmarshal(e.Error, &ee); err == nil {
+		return ee.Message
+	}
+	return string(e.Error)
+}
+
+// Text is message.text as inspect_ai defines it: a string content, or the
+// text items joined by newlines; reasoning, tool use and media are excluded.
+// Attachment refs are resolved.
+func (d *DecodedSample) Text(m *Message) string {
+	var parts []string
+	for _, c := range m.Content {
+		if c.Type == "text" {
+			parts = append(parts, d.Resolve(c.Text))
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,79 @@
+package evallog
+
+import (
+	"testing"
+)
+
+// A hand-written sample for the shapes no fixture carries together: keys in
+// recovered-log order (events before input), explicit nulls, an integer id
+// beyond int64, a v3 message pool with refs out of range, a legacy score.
+func TestDecodeSampleEdgeShapes(t *testing.T) {
+	raw := []byte(`{
+	  "events": [
+	    {"event": "model", "model": "m/x", "input": [], "input_refs": [[0, 2], [1, 99]],
+	     "output": {"choices": [{"message": {"role": "assistant", "content": "attachment://abc"}, "stop_reason": "length"}]}}
+	  ],
+	  "id": 123456789012345678901234567890,
+	  "epoch": 2,
+	  "events_data": null, "timelines": null, "error": null,
+	  "score": {"value": NaN},
+	  "message_pool": [
+	    {"role": "user", "content": "q1"},
+	    {"role": "assistant", "content": "a1"},
+	    {"role": "user", "content": "tc://def"}
+	  ],
+	  "attachments": {"abc": "the reply", "def": "second question"}
+	}`)
+	d, err := DecodeSample(raw, "match")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, kind := d.IDString(); id != "123456789012345678901234567890" || kind != "int" {
+		t.Errorf("id = %s (%s)", id, kind)
+	}
+	if !d.Sanitized {
+		t.Error("NaN literal not noticed")
+	}
+	if _, ok := d.Scores["match"]; !ok || len(d.Scores) != 1 {
+		t.Errorf("legacy score not migrated: %v", d.Scores)
+	}
+	msgs, err := d.InputMessages(&d.Events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// [0,2) gives q1 a1; [1,99) is cut to [1,3): a1, the tc:// ref.
+	var texts []string
+	for i := range msgs {
+		texts = append(texts, d.Text(&msgs[i]))
+	}
+	want := []string{"q1", "a1", "a1", "second question"}
+	if len(texts) != len(want) {
+		t.Fatalf("input = %q, want %q", texts, want)
+	}
+	for i := range want {
+		if texts[i] != want[i] {
+			t.Fatalf("input = %q, want %q", texts, want)
+		}
+	}
+	o, err := d.ModelOutput(&d.Events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Text(&o.Choices[0].Message); got != "the reply" {
+		t.Errorf("reply text = %q, want the resolved attachment", got)
+	}
+}
+
+func TestDecodeSampleRejectsMissingID(t *testing.T) {
+	if _, err := DecodeSample([]byte(`{"epoch": 1}`), ""); err == nil {
+		t.Fatal("a sample without id decoded")
+	}
+}
+
+func TestDecodeSampleReportsOffset(t *testing.T) {
+	_, err := DecodeSample([]byte(`{"id": 1, "epoch": 1, "events": [}`), "")
+	if err == nil {
+		t.Fatal("invalid JSON decoded")
+	}
+	t.Log(err)
+}

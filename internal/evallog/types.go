@@ -1,0 +1,232 @@
+package evallog
+
+import (
+	"bytes"
+	"errors"
+
+	json "github.com/goccy/go-json"
+)
+
+// The structs below decode only what the tables need; everything else is
+// skipped by the decoder or kept as raw JSON. Field meanings follow
+// ../shared/reference/inspect-log-format.md (sections 2-6).
+
+// Header is an EvalLog without its samples: header.json, the top level of a
+// .json log, or a header synthesised from _journal/start.json.
+type Header struct {
+	Version       int             `json:"version"`
+	Status        string          `json:"status"`
+	Eval          EvalSpec        `json:"eval"`
+	Plan          *Plan           `json:"plan"`
+	Results       json.RawMessage `json:"results"`
+	Error         *EvalError      `json:"error"`
+	Invalidated   bool            `json:"invalidated"`
+	Tags          json.RawMessage `json:"tags"`
+	Metadata      json.RawMessage `json:"metadata"`
+	ConfigUpdates json.RawMessage `json:"config_updates"`
+}
+
+// EvalSpec is the eval section of a header.
+type EvalSpec struct {
+	EvalSetID           string            `json:"eval_set_id"`
+	EvalID              string            `json:"eval_id"`
+	RunID               string            `json:"run_id"`
+	TaskID              string            `json:"task_id"`
+	Created             string            `json:"created"`
+	Task                string            `json:"task"`
+	TaskVersion         json.RawMessage   `json:"task_version"`
+	TaskArgs            json.RawMessage   `json:"task_args"`
+	Model               string            `json:"model"`
+	ModelGenerateConfig json.RawMessage   `json:"model_generate_config"`
+	ModelArgs           json.RawMessage   `json:"model_args"`
+	ModelRoles          json.RawMessage   `json:"model_roles"`
+	Config              json.RawMessage   `json:"config"`
+	Dataset             Dataset           `json:"dataset"`
+	Packages            map[string]string `json:"packages"`
+	Tags                json.RawMessage   `json:"tags"`
+	Metadata            json.RawMessage   `json:"metadata"`
+}
+
+// Dataset describes the eval's dataset.
+type Dataset struct {
+	Name    string `json:"name"`
+	Samples Int    `json:"samples"`
+}
+
+// Plan is the solver plan; Config is the task-level generate config.
+type Plan struct {
+	Config json.RawMessage `json:"config"`
+}
+
+// EvalError is an error that stopped an eval or a sample.
+type EvalError struct {
+	Message string `json:"message"`
+}
+
+// GenerateConfig holds the generate settings the tables report.
+type GenerateConfig struct {
+	MaxTokens   Int   `json:"max_tokens"`
+	Temperature Float `json:"temperature"`
+}
+
+// ParseGenerateConfig decodes the settings of a raw GenerateConfig; absent or
+// malformed input gives the zero value (every setting unset).
+func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
+	var c GenerateConfig
+	if !isNull(raw) {
+		_, _ = unmarshal(raw, &c)
+	}
+	return c
+}
+
+// Sample is one EvalSample (one sample × epoch).
+type Sample struct {
+	ID          json.RawMessage  `json:"id"`
+	Epoch       int              `json:"epoch"`
+	UUID        string           `json:"uuid"`
+	Output      *ModelOutput     `json:"output"`
+	Scores      map[string]Score `json:"scores"`
+	Score       *Score           `json:"score"` // log version 1
+	Events      []Event          `json:"events"`
+	Transcript  *Transcript      `json:"transcript"` // logs of 2024
+	Attachments map[string]string `json:"attachments"`
+	EventsData  *Pools           `json:"events_data"`
+	MessagePool []json.RawMessage `json:"message_pool"` // log version 3
+	CallPool    []json.RawMessage `json:"call_pool"`    // log version 3
+	Error       *EvalError       `json:"error"`
+	Limit       *SampleLimit     `json:"limit"`
+}
+
+// Transcript is the 2024 container of events and attachments.
+type Transcript struct {
+	Events  []Event           `json:"events"`
+	Content map[string]string `json:"content"`
+}
+
+// Pools hold the messages and raw calls that model events refer to by range.
+type Pools struct {
+	Messages []json.RawMessage `json:"messages"`
+	Calls    []json.RawMessage `json:"calls"`
+}
+
+// SampleLimit names the limit that stopped a sample.
+type SampleLimit struct {
+	Type string `json:"type"`
+}
+
+// Score is one scorer's result for a sample.
+type Score struct {
+	Value       json.RawMessage `json:"value"`
+	Answer      json.RawMessage `json:"answer"`
+	Explanation json.RawMessage `json:"explanation"`
+	Metadata    json.RawMessage `json:"metadata"`
+}
+
+// Event is the union of the event fields the tables read. Fields whose JSON
+// type differs between event kinds stay raw (error, input, output, config).
+type Event struct {
+	Event     string          `json:"event"`
+	SpanID    string          `json:"span_id"`
+	Timestamp string          `json:"timestamp"`
+	// span_begin / step
+	ID       string `json:"id"`
+	ParentID string `json:"parent_id"`
+	Type     string `json:"type"`
+	Name     string `json:"name"`
+	Action   string `json:"action"`
+	// model
+	Model       string          `json:"model"`
+	Role        string          `json:"role"`
+	Input       json.RawMessage `json:"input"`
+	InputRefs   [][]int         `json:"input_refs"`
+	Tools       []json.RawMessage `json:"tools"`
+	Config      json.RawMessage `json:"config"`
+	Output      json.RawMessage `json:"output"`
+	Error       json.RawMessage `json:"error"`
+	Cache       string          `json:"cache"`
+	WorkingTime Float           `json:"working_time"`
+}
+
+// ModelOutput is the output of one generate call.
+type ModelOutput struct {
+	Model      string   `json:"model"`
+	Choices    []Choice `json:"choices"`
+	Completion string   `json:"completion"`
+	Usage      *Usage   `json:"usage"`
+	Error      *string  `json:"error"`
+	Time       Float    `json:"time"`
+}
+
+// Choice is one completion choice.
+type Choice struct {
+	Message     Message      `json:"message"`
+	StopReason  string       `json:"stop_reason"`
+	StopDetails *StopDetails `json:"stop_details"`
+}
+
+// StopDetails carries the provider's detail on why generation stopped.
+type StopDetails struct {
+	Type        string `json:"type"`
+	Category    string `json:"category"`
+	Explanation string `json:"explanation"`
+}
+
+// Usage is token usage for one call.
+type Usage struct {
+	InputTokens      Int `json:"input_tokens"`
+	OutputTokens     Int `json:"output_tokens"`
+	TotalTokens      Int `json:"total_tokens"`
+	CacheWriteTokens Int `json:"input_tokens_cache_write"`
+	CacheReadTokens  Int `json:"input_tokens_cache_read"`
+	ReasoningTokens  Int `json:"reasoning_tokens"`
+}
+
+// Message is a chat message; only the fields the reply analysis reads.
+type Message struct {
+	Role      string     `json:"role"`
+	Content   Contents   `json:"content"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+}
+
+// ToolCall is a tool call requested by the model.
+type ToolCall struct {
+	Function string `json:"function"`
+}
+
+// Content is one content item of a message.
+type Content struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Refusal   *bool  `json:"refusal"`
+	Reasoning string `json:"reasoning"`
+	Summary   string `json:"summary"`
+	Redacted  bool   `json:"redacted"`
+}
+
+// Contents is message content: a plain string (one text item) or a list.
+type Contents []Content
+
+// UnmarshalJSON accepts a string or a list of content items.
+func (c *Contents) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*c = nil
+		return nil
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*c = Contents{{Type: "text", Text: s}}
+		return nil
+	case b[0] == '[':
+		var items []Content
+		if err := json.Unmarshal(b, &items); err != nil {
+			return err
+		}
+		*c = items
+		return nil
+	}
+	return errors.New("message content: expected a string or a list")
+}

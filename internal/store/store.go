@@ -1,0 +1,295 @@
+// Package store writes the Parquet tables of a dataset directory without ever
+// exposing a half-written table. Rows go first to a staging directory inside
+// the dataset (one file per table per log, so a log that fails part-way is
+// simply dropped); Commit merges each table's staged files, in order, into
+// its final files and swaps the table directories in by rename. A killed run
+// leaves only its staging directory, which the next run removes.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// RowsPerGroup bounds a row group, so readers stream and memory stays flat.
+const RowsPerGroup = 64 * 1024
+
+// RowsPerFile starts a new part file once a table's file holds this many rows.
+const RowsPerFile = 4 * 1024 * 1024
+
+// Dataset is an output directory holding one folder per table.
+type Dataset struct {
+	Dir     string
+	staging string
+	lock    *os.File
+	seq     int
+	staged  map[string][]string // table → staged files, in order
+}
+
+// Create locks dir (creating it) for writing and prepares a staging area.
+// Staging directories left by killed runs are removed.
+func Create(dir string) (*Dataset, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(abs, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
+	}
+	old, _ := filepath.Glob(filepath.Join(abs, ".staging-*"))
+	for _, o := range old {
+		os.RemoveAll(o)
+	}
+	staging := filepath.Join(abs, ".staging-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Mkdir(staging, 0o755); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Dataset{Dir: abs, staging: staging, lock: lock, staged: map[string][]string{}}, nil
+}
+
+// Staging returns the staging directory, for files that are renamed into the
+// dataset at commit (such as a DuckDB database).
+func (d *Dataset) Staging() string { return d.staging }
+
+// Close releases the lock and removes the staging area. After Commit it only
+// releases the lock.
+func (d *Dataset) Close() error {
+	os.RemoveAll(d.staging)
+	if d.lock == nil {
+		return nil
+	}
+	err := d.lock.Close()
+	d.lock = nil
+	return err
+}
+
+// Writer writes rows of one table into one staged file.
+type Writer[T any] struct {
+	table string
+	path  string
+	f     *os.File
+	w     *parquet.GenericWriter[T]
+	rows  int64
+}
+
+// NewWriter opens a staged file for a table.
+func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
+	d.seq++
+	dir := filepath.Join(d.staging, table)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, fmt.Sprintf("%08d.parquet", d.seq))
+	f, err := os.Create(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer[T]{table: table, path: p, f: f, w: newParquetWriter[T](f)}, nil
+}
+
+func newParquetWriter[T any](w io.Writer) *parquet.GenericWriter[T] {
+	return parquet.NewGenericWriter[T](w,
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		parquet.MaxRowsPerRowGroup(RowsPerGroup),
+		parquet.CreatedBy("empties", "", ""),
+	)
+}
+
+// Write appends rows.
+func (w *Writer[T]) Write(rows ...T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(rows)
+	w.rows += int64(len(rows))
+	return err
+}
+
+// Rows is the number of rows written so far.
+func (w *Writer[T]) Rows() int64 { return w.rows }
+
+// Keep finishes the file and stages it for the dataset.
+func (w *Writer[T]) Keep(d *Dataset) error {
+	err := w.w.Close()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(w.path)
+		return fmt.Errorf("writing %s: %w", w.table, err)
+	}
+	d.staged[w.table] = append(d.staged[w.table], w.path)
+	return nil
+}
+
+// Discard drops the file.
+func (w *Writer[T]) Discard() {
+	w.w.Close()
+	w.f.Close()
+	os.Remove(w.path)
+}
+
+// Merge writes a table's final files from its staged files, in staging
+// order. A table with no rows still gets one (empty) file, so readers of the
+// dataset always find every table.
+func Merge[T any](d *Dataset, table string) error {
+	outDir := filepath.Join(d.staging, "final", table)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	part := 0
+	var f *os.File
+	var w *parquet.GenericWriter[T]
+	var inFile int64
+	open := func() error {
+		var err error
+		f, err = os.Create(filepath.Join(outDir, fmt.Sprintf("part-%05d.parquet", part)))
+		if err != nil {
+			return err
+		}
+		w = newParquetWriter[T](f)
+		inFile = 0
+		part++
+		return nil
+	}
+	finish := func() error {
+		err := w.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	if err := open(); err != nil {
+		return err
+	}
+	buf := make([]T, 1024)
+	for _, src := range d.staged[table] {
+		if err := copyRows(src, buf, func(rows []T) error {
+			if inFile >= RowsPerFile {
+				if err := finish(); err != nil {
+					return err
+				}
+				if err := open(); err != nil {
+					return err
+				}
+			}
+			_, err := w.Write(rows)
+			inFile += int64(len(rows))
+			return err
+		}); err != nil {
+			finish()
+			return fmt.Errorf("merging %s: %w", table, err)
+		}
+		os.Remove(src)
+	}
+	return finish()
+}
+
+func copyRows[T any](src string, buf []T, emit func([]T) error) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[T](f)
+	defer r.Close()
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if err := emit(buf[:n]); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Commit swaps every merged table, and each extra staged file named in
+// files (relative to the staging directory), into the dataset. Tables not
+// merged in this run are left as they are.
+func (d *Dataset) Commit(files ...string) error {
+	finals, err := os.ReadDir(filepath.Join(d.staging, "final"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	names := make([]string, 0, len(finals))
+	for _, e := range finals {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	for _, table := range names {
+		dst := filepath.Join(d.Dir, table)
+		old := filepath.Join(d.staging, "old-"+table)
+		if err := os.Rename(dst, old); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if err := os.Rename(filepath.Join(d.staging, "final", table), dst); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(d.staging, f), filepath.Join(d.Dir, f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TableGlob is the read_parquet glob of a table in a dataset directory.
+func TableGlob(dir, table string) string {
+	return filepath.Join(dir, table, "*.parquet")
+}
+
+// HasTable reports whether the dataset holds a table.
+func HasTable(dir, table string) bool {
+	m, _ := filepath.Glob(TableGlob(dir, table))
+	return len(m) > 0
+}
+
+// ReadAll reads every row of a table of a committed dataset.
+func ReadAll[T any](dir, table string) ([]T, error) {
+	files, err := filepath.Glob(TableGlob(dir, table))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no table %q (run `empties ingest` first)", dir, table)
+	}
+	sort.Strings(files)
+	var out []T
+	buf := make([]T, 1024)
+	for _, f := range files {
+		if err := copyRows(f, buf, func(rows []T) error {
+			out = append(out, rows...)
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(f, dir+"/"), err)
+		}
+	}
+	return out, nil
+}

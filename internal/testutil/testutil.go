@@ -1,0 +1,93 @@
+// Package testutil holds helpers shared by tests: locating the repository and
+// its fixtures, and querying a dataset with the real embedded DuckDB.
+package testutil
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"empties/internal/duck"
+	"empties/internal/sqlfmt"
+)
+
+// RepoRoot returns the directory holding go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Path joins parts under the repository root.
+func Path(t testing.TB, parts ...string) string {
+	return filepath.Join(append([]string{RepoRoot(t)}, parts...)...)
+}
+
+// SharedCorpus returns the shared corpus of real inspect_ai test logs, which
+// sits beside the repository (../shared/corpus/inspect-ai-tests). A missing
+// corpus fails the test: it is part of what CI checks.
+func SharedCorpus(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("EMPTIES_CORPUS")
+	if p == "" {
+		p = filepath.Join(RepoRoot(t), "..", "shared", "corpus", "inspect-ai-tests")
+	}
+	if _, err := os.Stat(filepath.Join(p, "SAMPLES.tsv")); err != nil {
+		t.Fatalf("shared corpus not found at %s (set EMPTIES_CORPUS to its folder): %v", p, err)
+	}
+	return p
+}
+
+// Query runs a query over the dataset's tables and returns the rows as text
+// (NULL for nulls).
+func Query(t testing.TB, dataDir, q string, args ...any) [][]string {
+	t.Helper()
+	db, err := duck.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := duck.CreateViews(ctx, db, dataDir); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = sqlfmt.Format(v)
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

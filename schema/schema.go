@@ -1,0 +1,100 @@
+// Package schema declares every table empties writes: one Go struct per
+// table, whose parquet tags fix the column names and types and whose doc tags
+// are the column documentation that `empties schema` prints. Nothing about a
+// table's shape is inferred from the data that arrives.
+package schema
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Version of the table layout; bump it when a column changes meaning or type.
+const Version = 1
+
+// Table describes one table.
+type Table struct {
+	Name  string
+	Grain string
+	Doc   string
+	Row   any // a zero value of the row struct
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name     string
+	Type     string
+	Nullable bool
+	Doc      string
+}
+
+// Tables lists the tables in pipeline order.
+func Tables() []Table {
+	return []Table{
+		{"logs", "one row per log file", "What each ingested log file is: format, status, eval, task, model, settings.", Log{}},
+		{"replies", "one row per sample × epoch (every sample, errored ones included)", "The reply of the model under test: the output of its first model call in the sample, with every raw field the classifier reads.", Reply{}},
+		{"scores", "one row per sample × epoch × scorer", "Each scorer's logged score, raw and projected.", Score{}},
+		{"model_calls", "one row per model event", "Every model call of every sample, tagged model under test, judge or other, with the reason.", ModelCall{}},
+		{"ingest_errors", "one row per file (or member) that could not be ingested", "Files the last ingest could not read; none of their samples are in the other tables.", IngestError{}},
+	}
+}
+
+// Lookup returns the table of that name.
+func Lookup(name string) (Table, bool) {
+	for _, t := range Tables() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// Columns returns the columns of a table in declaration order.
+func (t Table) Columns() []Column {
+	rt := reflect.TypeOf(t.Row)
+	cols := make([]Column, 0, rt.NumField())
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		tag := strings.Split(f.Tag.Get("parquet"), ",")
+		c := Column{Name: tag[0], Doc: f.Tag.Get("doc")}
+		typ := f.Type
+		for _, opt := range tag[1:] {
+			if opt == "optional" {
+				c.Nullable = true
+			}
+		}
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		c.Type = sqlType(typ, tag[1:])
+		cols = append(cols, c)
+	}
+	return cols
+}
+
+func sqlType(t reflect.Type, opts []string) string {
+	for _, o := range opts {
+		switch {
+		case strings.HasPrefix(o, "timestamp"):
+			return "TIMESTAMP WITH TIME ZONE"
+		case o == "json":
+			return "JSON"
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "VARCHAR"
+	case reflect.Bool:
+		return "BOOLEAN"
+	case reflect.Int32:
+		return "INTEGER"
+	case reflect.Int64, reflect.Int:
+		return "BIGINT"
+	case reflect.Float64:
+		return "DOUBLE"
+	case reflect.Slice:
+		return sqlType(t.Elem(), nil) + "[]"
+	}
+	panic(fmt.Sprintf("schema: no SQL type for %s", t))
+}

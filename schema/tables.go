@@ -1,0 +1,148 @@
+package schema
+
+// Log is a row of the logs table.
+type Log struct {
+	LogID         string   `parquet:"log_id" doc:"stable key of the log file (hash of its absolute path); joins every table"`
+	Path          string   `parquet:"path" doc:"absolute path of the log file"`
+	SHA256        string   `parquet:"sha256" doc:"SHA-256 of the file's bytes"`
+	SizeBytes     int64    `parquet:"size_bytes" doc:"file size in bytes"`
+	Format        string   `parquet:"format" doc:"eval (zip archive) or json"`
+	Version       int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
+	Status        string   `parquet:"status" doc:"started (running or killed: header from the journal), success, cancelled or error"`
+	HeaderSource  string   `parquet:"header_source" doc:"header.json, _journal/start.json, or json"`
+	EvalID        string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
+	RunID         string   `parquet:"run_id,optional" doc:"run id"`
+	EvalSetID     string   `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`
+	TaskID        string   `parquet:"task_id,optional" doc:"task id within the run"`
+	Task          string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
+	TaskVersion   *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
+	TaskArgs      *string  `parquet:"task_args,optional,json" doc:"task arguments (JSON)"`
+	Model         string   `parquet:"model" doc:"model under test, provider/model"`
+	ModelRoles    *string  `parquet:"model_roles,optional,json" doc:"model roles, role → {model, config, ...} (JSON)"`
+	ModelArgs     *string  `parquet:"model_args,optional,json" doc:"model arguments (JSON)"`
+	GenConfig     *string  `parquet:"generate_config,optional,json" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
+	TaskConfig    *string  `parquet:"task_generate_config,optional,json" doc:"the task-level generate config: plan.config (JSON)"`
+	EvalConfig    *string  `parquet:"eval_config,optional,json" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
+	MaxTokens     *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
+	InspectAI     string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
+	Created       *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
+	Tags          []string `parquet:"tags,list" doc:"eval tags"`
+	Metadata      *string  `parquet:"metadata,optional,json" doc:"eval metadata (JSON)"`
+	Results       *string  `parquet:"results,optional,json" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
+	DatasetName   string   `parquet:"dataset_name,optional" doc:"dataset name"`
+	DatasetSize   *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
+	SampleCount   int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
+	SummaryCount  *int64   `parquet:"summary_count,optional" doc:"sample summaries in the log (summaries.json or the journal); null for .json logs"`
+	Error         *string  `parquet:"error,optional" doc:"the eval's error message (status error)"`
+	Invalidated   bool     `parquet:"invalidated" doc:"the log was marked invalidated"`
+}
+
+// Reply is a row of the replies table.
+type Reply struct {
+	LogID        string `parquet:"log_id" doc:"log file key (logs.log_id)"`
+	EvalID       string `parquet:"eval_id,optional" doc:"eval id"`
+	Task         string `parquet:"task" doc:"task name"`
+	Model        string `parquet:"model" doc:"model under test (the eval's model)"`
+	SampleID     string `parquet:"sample_id" doc:"sample id as text"`
+	SampleIDType string `parquet:"sample_id_type" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
+	Epoch        int64  `parquet:"epoch" doc:"epoch, from 1"`
+	SampleUUID   string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
+	Member       string `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
+
+	ReplySource string  `parquet:"reply_source" doc:"model_event (first model-under-test call), sample_output (no model events logged; sample.output used), or none"`
+	ReplyModel  *string `parquet:"reply_model,optional" doc:"model string of the reply's call"`
+	CallError   *string `parquet:"call_error,optional" doc:"error of the reply's model call (its output is then a placeholder)"`
+
+	StopReason         *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
+	StopDetailsType    *string  `parquet:"stop_details_type,optional" doc:"choices[0].stop_details.type"`
+	StopDetailsCat     *string  `parquet:"stop_details_category,optional" doc:"choices[0].stop_details.category"`
+	StopDetailsExpl    *string  `parquet:"stop_details_explanation,optional" doc:"choices[0].stop_details.explanation"`
+	OutputError        *string  `parquet:"output_error,optional" doc:"ModelOutput.error (set by some adapters on content-moderation errors)"`
+	NChoices           *int64   `parquet:"n_choices,optional" doc:"number of choices; null when there is no output at all"`
+	Text               string   `parquet:"text" doc:"text content of the reply (text items only, joined by newlines; attachments resolved)"`
+	TextChars          int64    `parquet:"text_chars" doc:"length of text in characters"`
+	TextBlank          bool     `parquet:"text_blank" doc:"text is empty or whitespace only"`
+	Refusal            bool     `parquet:"refusal" doc:"some text content item has refusal=true"`
+	ReasoningPresent   bool     `parquet:"reasoning_present" doc:"the reply has reasoning content"`
+	ReasoningChars     int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning (reasoning text; the summary of redacted blocks)"`
+	ReasoningRedacted  bool     `parquet:"reasoning_redacted" doc:"some reasoning block is redacted"`
+	ReasoningText      string   `parquet:"reasoning_text" doc:"the readable reasoning text, blocks joined by newlines"`
+	ToolCallCount      int64    `parquet:"tool_call_count" doc:"number of tool calls in the reply"`
+	ToolCallFunctions  []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
+	ToolsOffered       bool     `parquet:"tools_offered" doc:"the model under test was offered tools (its first call's tools list is non-empty)"`
+	MaxTokens          *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
+	MaxTokensSource    string   `parquet:"max_tokens_source" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
+	InputTokens        *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
+	OutputTokens       *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
+	ReasoningTokens    *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
+	CacheReadTokens    *int64   `parquet:"cache_read_tokens,optional" doc:"usage.input_tokens_cache_read"`
+	CacheWriteTokens   *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
+	SampleError        *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
+	SampleLimit        *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
+	MUTCalls           int64    `parquet:"mut_calls" doc:"model calls the model under test made in the sample"`
+	JudgeCalls         int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
+	FinalCompletion    *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
+
+	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
+	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
+	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when the eval offered no tools)"`
+}
+
+// Score is a row of the scores table.
+type Score struct {
+	LogID       string   `parquet:"log_id" doc:"log file key"`
+	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
+	Epoch       int64    `parquet:"epoch" doc:"epoch"`
+	Scorer      string   `parquet:"scorer" doc:"score key (the scorer's registry name, made unique)"`
+	ValueJSON   string   `parquet:"value_json,json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
+	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
+	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float of a scalar value (C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numeric strings, NaN kept); null for lists, dicts and other strings"`
+	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when it is a scalar"`
+	Unscored    bool     `parquet:"unscored" doc:"the value is NaN at the root (Score.unscored(): excluded from metrics)"`
+	Answer      *string  `parquet:"answer,optional" doc:"Score.answer"`
+	Explanation *string  `parquet:"explanation,optional" doc:"Score.explanation"`
+	Metadata    *string  `parquet:"metadata,optional,json" doc:"Score.metadata (JSON)"`
+}
+
+// ModelCall is a row of the model_calls table.
+type ModelCall struct {
+	LogID          string   `parquet:"log_id" doc:"log file key"`
+	SampleID       string   `parquet:"sample_id" doc:"sample id as text"`
+	Epoch          int64    `parquet:"epoch" doc:"epoch"`
+	CallIndex      int64    `parquet:"call_index" doc:"position among the sample's model events, from 0"`
+	Model          string   `parquet:"model" doc:"model string of the call"`
+	Role           *string  `parquet:"role,optional" doc:"model role (null for the model under test and for a role lookup that fell back to the default model)"`
+	Kind           string   `parquet:"kind" doc:"model_under_test, judge or other"`
+	KindReason     string   `parquet:"kind_reason" doc:"why: scorer_span (under a scorer/scorers span), scorer_step (inside a legacy scorer step), grader_role (role names a grader), other_role, other_model, or eval_model (the eval's model outside scoring, no role)"`
+	Scorer         *string  `parquet:"scorer,optional" doc:"name of the scorer span or step the call sits in"`
+	IsReply        bool     `parquet:"is_reply" doc:"this call's output is the sample's reply (first model-under-test call)"`
+	StopReason     *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason"`
+	OutputError    *string  `parquet:"output_error,optional" doc:"ModelOutput.error"`
+	CallError      *string  `parquet:"call_error,optional" doc:"the call failed with this error (output is a placeholder)"`
+	NChoices       *int64   `parquet:"n_choices,optional" doc:"number of choices"`
+	Text           string   `parquet:"text" doc:"output text (text items only, attachments resolved)"`
+	Refusal        bool     `parquet:"refusal" doc:"some text item has refusal=true"`
+	ReasoningChars int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning"`
+	ToolCallCount  int64    `parquet:"tool_call_count" doc:"tool calls in the output"`
+	ToolsOffered   int64    `parquet:"tools_offered" doc:"number of tools offered to the call"`
+	InputMessages  int64    `parquet:"input_messages" doc:"messages sent (after expanding event pools)"`
+	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent; judges only (what the judge was asked)"`
+	InputTokens    *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens"`
+	OutputTokens   *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
+	ReasoningTok   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
+	CacheReadTok   *int64   `parquet:"cache_read_tokens,optional" doc:"usage.input_tokens_cache_read"`
+	CacheWriteTok  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
+	MaxTokens      *int64   `parquet:"max_tokens,optional" doc:"max_tokens in the call's config"`
+	Temperature    *float64 `parquet:"temperature,optional" doc:"temperature in the call's config (null = provider default)"`
+	Cache          *string  `parquet:"cache,optional" doc:"read (served from inspect's local cache, not billed) or write"`
+	Timestamp      *string  `parquet:"timestamp,optional" doc:"event start time as logged (ISO 8601)"`
+	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
+	JudgeClass     *string  `parquet:"judge_class,optional" doc:"judge calls only: empty, refused, overflow, truncated or usable (PaperBench _classify_reply order)"`
+}
+
+// IngestError is a row of the ingest_errors table.
+type IngestError struct {
+	Path   string `parquet:"path" doc:"the file"`
+	Member string `parquet:"member,optional" doc:"the zip member or samples[i] at fault, when one is"`
+	Error  string `parquet:"error" doc:"what went wrong"`
+}

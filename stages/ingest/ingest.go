@@ -1,0 +1,498 @@
+// Package ingest is the first stage: it reads Inspect logs into the logs,
+// replies, scores, model_calls and ingest_errors tables, classifying every
+// reply on the way.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/duck"
+	"empties/internal/evallog"
+	"empties/internal/store"
+	"empties/schema"
+	"empties/stages/classify"
+)
+
+// Options configure an ingest run.
+type Options struct {
+	Paths    []string // files and folders
+	Out      string   // dataset directory
+	Workers  int      // sample decoders; 0 = one per CPU
+	Progress string   // auto (on a terminal), always, never
+}
+
+// Command returns the `ingest` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "read Inspect logs into Parquet tables",
+		ArgsUsage: "PATH...",
+		Description: `Reads every .eval and .json log under the given files and folders
+(recursively) into one table per folder under --out:
+
+   logs, replies, scores, model_calls, ingest_errors
+
+each readable with read_parquet('DIR/<table>/*.parquet'), plus DIR/empties.duckdb
+holding one view per table. Every log era is read: zstd, deflate or stored
+members, ZIP64, duplicate members (the last wins), running or killed logs (no
+header.json), log versions 1-3, event pools and attachments.
+
+The tables are rebuilt from the given logs on every run. A file that cannot be
+read is reported with the member at fault and left out whole; the others go on,
+and the exit code is 1. A killed run leaves the previous tables untouched.
+
+Examples:
+   empties ingest logs/ --out data/study
+   empties ingest run1.eval run2.eval --out /tmp/two-runs
+   empties ingest logs/ --out data/study --workers 8`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
+		},
+		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress")}
+			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
+		},
+	}
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Files, Failed, Skipped int
+	Samples                int64
+	Bytes                  int64
+	Classes                map[string]int64
+	Errors                 []schema.IngestError
+	Elapsed                time.Duration
+}
+
+// Run ingests opts.Paths into opts.Out.
+func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	if len(opts.Paths) == 0 {
+		return cliutil.Usagef("ingest: no PATH given; name log files or folders, e.g. `empties ingest logs/ --out data/study`")
+	}
+	if opts.Out == "" {
+		return cliutil.Usagef("ingest: --out DIR is required")
+	}
+	switch opts.Progress {
+	case "", "auto", "always", "never":
+	default:
+		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.Progress)
+	}
+	files, skipped, err := discover(opts.Paths)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return cliutil.Usagef("ingest: no .eval or .json logs found under %s", strings.Join(opts.Paths, ", "))
+	}
+	ds, err := store.Create(opts.Out)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+
+	start := time.Now()
+	prog := newProgress(stderr, opts.Progress, len(files))
+	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), prog, stderr)
+	prog.done()
+	if err != nil {
+		return err
+	}
+	sum.Skipped = skipped
+	if err := finish(ctx, ds, sum); err != nil {
+		return err
+	}
+	sum.Elapsed = time.Since(start)
+	printSummary(stdout, ds.Dir, sum)
+	if sum.Failed > 0 {
+		return &cliutil.PartialError{Msg: fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables (listed above and in ingest_errors)", sum.Failed, sum.Files)}
+	}
+	return nil
+}
+
+func workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// item is one step of the ordered stream the writer consumes: a file that
+// could not be opened, the start of a file, one sample, or a file's end.
+type item struct {
+	path   string
+	err    error // open failed
+	log    *evallog.Log
+	ctx    *logContext
+	sample *job
+	end    bool
+}
+
+type job struct {
+	ref    evallog.SampleRef
+	ctx    *logContext
+	result chan jobResult
+}
+
+type jobResult struct {
+	rows *sampleRows
+	err  error
+}
+
+// ingestFiles runs the pipeline: a dispatcher opens files in order and hands
+// samples to a pool of decoders; the writer takes results back in the same
+// order, so output order never depends on timing, and at most a bounded
+// number of samples is in flight.
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, prog *progress, stderr io.Writer) (*Summary, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inFlight := 2 * nWorkers
+	order := make(chan item, inFlight)
+	work := make(chan *job, inFlight)
+
+	var wg sync.WaitGroup
+	for range nWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				j.result <- runJob(j)
+			}
+		}()
+	}
+	go func() {
+		defer close(order)
+		defer close(work)
+		for _, p := range files {
+			l, err := evallog.Open(p)
+			if err != nil {
+				if !send(ctx, order, item{path: p, err: err}) {
+					return
+				}
+				continue
+			}
+			lc := newLogContext(p, l)
+			if !send(ctx, order, item{path: p, log: l, ctx: lc}) {
+				l.Close()
+				return
+			}
+			for _, ref := range l.Samples {
+				j := &job{ref: ref, ctx: lc, result: make(chan jobResult, 1)}
+				if !send(ctx, order, item{path: p, sample: j}) {
+					return
+				}
+				select {
+				case work <- j:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if !send(ctx, order, item{path: p, end: true}) {
+				return
+			}
+		}
+	}()
+
+	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr}
+	var werr error
+	for it := range order {
+		if werr != nil || ctx.Err() != nil {
+			if it.sample != nil {
+				<-it.sample.result
+			}
+			if it.end || it.err != nil {
+				w.abort()
+			}
+			continue
+		}
+		if werr = w.handle(it); werr != nil {
+			cancel()
+		}
+	}
+	wg.Wait()
+	w.abort()
+	if werr != nil {
+		return nil, werr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return w.sum, nil
+}
+
+func send(ctx context.Context, ch chan<- item, it item) bool {
+	select {
+	case ch <- it:
+		return true
+	case <-ctx.Done():
+		if it.log != nil {
+			it.log.Close()
+		}
+		return false
+	}
+}
+
+func runJob(j *job) (res jobResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = jobResult{err: fmt.Errorf("internal error reading sample: %v", p)}
+		}
+	}()
+	raw, err := j.ref.Bytes()
+	if err != nil {
+		return jobResult{err: err}
+	}
+	d, err := evallog.DecodeSample(raw, j.ctx.LegacyScoreName)
+	if err != nil {
+		return jobResult{err: err}
+	}
+	rows, err := extract(j.ctx, j.ref.Member, d)
+	return jobResult{rows: rows, err: err}
+}
+
+// writer stages the rows of the current file, and keeps or drops them whole.
+type writer struct {
+	ds     *store.Dataset
+	sum    *Summary
+	prog   *progress
+	stderr io.Writer
+
+	cur     *evallog.Log
+	ctx     *logContext
+	failed  bool
+	replies *store.Writer[schema.Reply]
+	scores  *store.Writer[schema.Score]
+	calls   *store.Writer[schema.ModelCall]
+	classes map[string]int64
+}
+
+func (w *writer) handle(it item) error {
+	switch {
+	case it.err != nil:
+		w.fail(it.path, "", it.err)
+		w.prog.file(0)
+	case it.log != nil:
+		w.cur, w.ctx, w.failed, w.classes = it.log, it.ctx, false, map[string]int64{}
+		var err error
+		if w.replies, err = store.NewWriter[schema.Reply](w.ds, "replies"); err != nil {
+			return err
+		}
+		if w.scores, err = store.NewWriter[schema.Score](w.ds, "scores"); err != nil {
+			return err
+		}
+		if w.calls, err = store.NewWriter[schema.ModelCall](w.ds, "model_calls"); err != nil {
+			return err
+		}
+	case it.sample != nil:
+		res := <-it.sample.result
+		if w.failed {
+			return nil
+		}
+		if res.err != nil {
+			w.fail(it.path, it.sample.ref.Member, res.err)
+			return nil
+		}
+		r := res.rows
+		if err := w.replies.Write(r.Reply); err != nil {
+			return err
+		}
+		if err := w.scores.Write(r.Scores...); err != nil {
+			return err
+		}
+		if err := w.calls.Write(r.Calls...); err != nil {
+			return err
+		}
+		w.classes[r.Reply.Class]++
+		w.prog.sample()
+	case it.end:
+		return w.endFile()
+	}
+	return nil
+}
+
+func (w *writer) fail(path, member string, err error) {
+	w.failed = true
+	w.sum.Failed++
+	e := schema.IngestError{Path: path, Member: member, Error: err.Error()}
+	w.sum.Errors = append(w.sum.Errors, e)
+	w.prog.clear()
+	if member != "" {
+		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, member, err)
+	} else {
+		fmt.Fprintf(w.stderr, "error: %s: %v\n", path, err)
+	}
+}
+
+func (w *writer) endFile() error {
+	l := w.cur
+	defer func() { w.cur = nil; l.Close() }()
+	if w.failed {
+		w.discard()
+		w.prog.file(0)
+		return nil
+	}
+	logs, err := store.NewWriter[schema.Log](w.ds, "logs")
+	if err != nil {
+		return err
+	}
+	if err := logs.Write(logRow(w.ctx, l, w.replies.Rows())); err != nil {
+		return err
+	}
+	for _, k := range []interface{ Keep(*store.Dataset) error }{logs, w.replies, w.scores, w.calls} {
+		if err := k.Keep(w.ds); err != nil {
+			return err
+		}
+	}
+	w.sum.Samples += w.replies.Rows()
+	w.sum.Bytes += l.Size
+	for c, n := range w.classes {
+		w.sum.Classes[c] += n
+	}
+	w.replies, w.scores, w.calls = nil, nil, nil
+	w.prog.file(l.Size)
+	return nil
+}
+
+func (w *writer) discard() {
+	if w.replies != nil {
+		w.replies.Discard()
+		w.scores.Discard()
+		w.calls.Discard()
+		w.replies, w.scores, w.calls = nil, nil, nil
+	}
+}
+
+// abort drops the rows of an unfinished file (on cancellation).
+func (w *writer) abort() {
+	w.discard()
+	if w.cur != nil {
+		w.cur.Close()
+		w.cur = nil
+	}
+}
+
+// finish merges the staged tables, writes ingest_errors and the DuckDB view
+// file, and swaps everything into the dataset.
+func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
+	errs, err := store.NewWriter[schema.IngestError](ds, "ingest_errors")
+	if err != nil {
+		return err
+	}
+	if err := errs.Write(sum.Errors...); err != nil {
+		return err
+	}
+	if err := errs.Keep(ds); err != nil {
+		return err
+	}
+	if err := mergeAll(ds); err != nil {
+		return err
+	}
+	if err := ds.Commit(); err != nil {
+		return err
+	}
+	// The view file is written after the tables are in place (DuckDB binds a
+	// view's files when it is created) and renamed in, so a reader never
+	// opens a half-written database.
+	const dbName = "empties.duckdb"
+	tmp := ds.Staging() + "/" + dbName
+	if err := duck.WriteViewsDB(ctx, tmp, ds.Dir); err != nil {
+		return err
+	}
+	os.Remove(tmp + ".wal")
+	return ds.Commit(dbName)
+}
+
+func mergeAll(ds *store.Dataset) error {
+	steps := []struct {
+		table string
+		merge func(*store.Dataset, string) error
+	}{
+		{"logs", store.Merge[schema.Log]},
+		{"replies", store.Merge[schema.Reply]},
+		{"scores", store.Merge[schema.Score]},
+		{"model_calls", store.Merge[schema.ModelCall]},
+		{"ingest_errors", store.Merge[schema.IngestError]},
+	}
+	for _, s := range steps {
+		if err := s.merge(ds, s.table); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newLogContext(path string, l *evallog.Log) *logContext {
+	h := l.Header
+	lc := &logContext{
+		LogID:  LogID(path),
+		EvalID: h.Eval.EvalID,
+		Task:   h.Eval.Task,
+		Model:  h.Eval.Model,
+	}
+	lc.EvalMaxTokens = evalMaxTokens(h)
+	lc.LegacyScoreName = legacyScoreName(h)
+	return lc
+}
+
+// LogID is the stable key of a log file: a hash of its absolute path.
+func LogID(absPath string) string {
+	s := sha256.Sum256([]byte(absPath))
+	return hex.EncodeToString(s[:8])
+}
+
+func printSummary(w io.Writer, dir string, s *Summary) {
+	ok := s.Files - s.Failed
+	fmt.Fprintf(w, "ingested %d of %d files, %d samples, %.1f MB in %.1fs", ok, s.Files, s.Samples, float64(s.Bytes)/1e6, s.Elapsed.Seconds())
+	if s.Failed > 0 {
+		fmt.Fprintf(w, "; %d failed", s.Failed)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, "; %d .json files skipped (not Inspect logs)", s.Skipped)
+	}
+	fmt.Fprintln(w)
+	if len(s.Classes) > 0 {
+		fmt.Fprintln(w, "reply classes:")
+		for _, c := range classOrder(s.Classes) {
+			fmt.Fprintf(w, "  %-16s %8d\n", c, s.Classes[c])
+		}
+	}
+	fmt.Fprintf(w, "tables in %s (DuckDB views: %s/empties.duckdb)\n", dir, dir)
+}
+
+// classOrder lists the classes present in the seed's order.
+func classOrder(m map[string]int64) []string {
+	var out []string
+	for _, r := range classify.OrderedRules() {
+		if _, ok := m[r.Class]; ok && (len(out) == 0 || out[len(out)-1] != r.Class) {
+			out = append(out, r.Class)
+		}
+	}
+	var rest []string
+	for c := range m {
+		found := false
+		for _, o := range out {
+			found = found || o == c
+		}
+		if !found {
+			rest = append(rest, c)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,259 @@
+package ingest_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"empties/internal/cliutil"
+	"empties/internal/testutil"
+	"empties/schema"
+	"empties/stages/ingest"
+)
+
+// runIngest ingests paths into a fresh dataset and returns its directory,
+// stdout, stderr and the run's error.
+func runIngest(t *testing.T, paths ...string) (dir, stdout, stderr string, err error) {
+	t.Helper()
+	dir = t.TempDir()
+	var out, errb bytes.Buffer
+	err = ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: dir, Workers: 3, Progress: "never"}, &out, &errb)
+	return dir, out.String(), errb.String(), err
+}
+
+// Every real log of the shared corpus ingests, with the sample counts of its
+// SAMPLES.tsv, and one reply row per sample.
+func TestSharedCorpusIngests(t *testing.T) {
+	corpus := testutil.SharedCorpus(t)
+	dir, _, stderr, err := runIngest(t, corpus)
+	if err != nil {
+		t.Fatalf("ingest: %v\n%s", err, stderr)
+	}
+	tsv, err := os.ReadFile(filepath.Join(corpus, "SAMPLES.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(tsv)), "\n")[1:]
+	for _, line := range lines {
+		f := strings.Split(line, "\t")
+		file, format, version, status, samples := f[0], f[1], f[2], f[3], f[4]
+		t.Run(file, func(t *testing.T) {
+			rows := testutil.Query(t, dir, `SELECT format, version, status, sample_count,
+			    (SELECT count(*) FROM replies r WHERE r.log_id = l.log_id)
+			  FROM logs l WHERE path = ?`, filepath.Join(corpus, file))
+			if len(rows) != 1 {
+				t.Fatalf("logs rows for %s: %d", file, len(rows))
+			}
+			want := []string{format, version, status, samples, samples}
+			if strings.Join(rows[0], " ") != strings.Join(want, " ") {
+				t.Errorf("got format/version/status/samples/replies %v, want %v", rows[0], want)
+			}
+		})
+	}
+	if n := testutil.Query(t, dir, "SELECT count(*) FROM logs")[0][0]; n != strconv.Itoa(len(lines)) {
+		t.Errorf("logs rows = %s, SAMPLES.tsv lists %d", n, len(lines))
+	}
+}
+
+// Legacy shapes of the corpus, read the way inspect_ai migrates them.
+func TestSharedCorpusLegacyShapes(t *testing.T) {
+	corpus := testutil.SharedCorpus(t)
+	dir, _, _, err := runIngest(t, corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := func(q string) []string {
+		t.Helper()
+		rows := testutil.Query(t, dir, q)
+		if len(rows) != 1 {
+			t.Fatalf("%s: %d rows", q, len(rows))
+		}
+		return rows[0]
+	}
+	// v3 message_pool: the six model events' input_refs expand to growing
+	// prefixes 1, 3, 5, ... 11 of one conversation.
+	got := one(`SELECT list(input_messages ORDER BY call_index) FROM model_calls c JOIN logs l USING (log_id)
+	            WHERE l.path LIKE '%log_message_deduplication.eval'`)
+	if got[0] != "[1, 3, 5, 7, 9, 11]" {
+		t.Errorf("v3 pool expansion: input sizes %s", got[0])
+	}
+	// the string id "0" keeps its type
+	if got := one(`SELECT sample_id, sample_id_type FROM replies r JOIN logs l USING (log_id) WHERE l.path LIKE '%log_message_deduplication.eval'`); got[0] != "0" || got[1] != "str" {
+		t.Errorf("string id: %v", got)
+	}
+	// grader with the same model and no role: only the scorer span (0.3.95)
+	// or the scorer step (2024) tells it apart.
+	for _, c := range []struct{ file, reason string }{
+		{"%security-guide.json", "scorer_span"},
+		{"%input-task_8zXjbRzCWrL9GXiXo2vus9.json", "scorer_step"},
+	} {
+		got := one(`SELECT count(*) FILTER (kind = 'judge'), count(*) FILTER (kind = 'model_under_test'),
+		   any_value(kind_reason) FILTER (kind = 'judge'), any_value(scorer) FILTER (kind = 'judge'),
+		   count(*) FILTER (is_reply)
+		  FROM model_calls c JOIN logs l USING (log_id) WHERE l.path LIKE '` + c.file + `'`)
+		nSamples := one(`SELECT sample_count FROM logs WHERE path LIKE '` + c.file + `'`)[0]
+		if got[0] != nSamples || got[1] != nSamples || got[2] != c.reason || got[3] != "model_graded_fact" || got[4] != nSamples {
+			t.Errorf("%s: judge/mut/reason/scorer/replies = %v (samples %s)", c.file, got, nSamples)
+		}
+	}
+	// 2024 transcript with tc:// refs: events found, reply taken from them.
+	if got := one(`SELECT reply_source, text FROM replies r JOIN logs l USING (log_id) WHERE l.path LIKE '%log_formats.json'`); got[0] != "model_event" || got[1] == "" {
+		t.Errorf("legacy transcript: %v", got)
+	}
+	// a log without events or output: reported as such, never dropped.
+	if got := one(`SELECT reply_source, class, epoch FROM replies r JOIN logs l USING (log_id) WHERE l.path LIKE '%log_tool_call_error.json'`); got[0] != "none" || got[1] != "no_choices" || got[2] != "4" {
+		t.Errorf("log without events: %v", got)
+	}
+}
+
+// The tables' Parquet types are exactly the declared schema, as DuckDB reads
+// them.
+func TestTablesMatchDeclaredSchema(t *testing.T) {
+	dir, _, _, err := runIngest(t, testutil.SharedCorpus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range schema.Tables() {
+		t.Run(table.Name, func(t *testing.T) {
+			rows := testutil.Query(t, dir, "SELECT column_name, column_type FROM (DESCRIBE "+table.Name+")")
+			cols := table.Columns()
+			if len(rows) != len(cols) {
+				t.Fatalf("%d columns in the file, %d declared", len(rows), len(cols))
+			}
+			for i, c := range cols {
+				if rows[i][0] != c.Name || rows[i][1] != c.Type {
+					t.Errorf("column %d: file has %s %s, schema declares %s %s", i, rows[i][0], rows[i][1], c.Name, c.Type)
+				}
+			}
+		})
+	}
+}
+
+// A bad file is reported with the member at fault, leaves no rows, and does
+// not stop the others; the run fails with a partial-failure error.
+func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
+	corpus := testutil.SharedCorpus(t)
+	good := filepath.Join(corpus, "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+	tmp := t.TempDir()
+
+	// a copy of the good log with one sample member corrupted
+	corrupt := filepath.Join(tmp, "corrupt-member.eval")
+	rewriteZip(t, good, corrupt, func(name string, body []byte) []byte {
+		if name == "samples/7_epoch_1.json" {
+			return []byte(`{"id": 7, "epoch": 1, "events": [`)
+		}
+		return body
+	})
+	// a chunked-layout log
+	chunked := filepath.Join(tmp, "chunked.eval")
+	rewriteZip(t, good, chunked, func(name string, body []byte) []byte { return body },
+		"samples/1_epoch_1/sample.json")
+	// a truncated zip
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(tmp, "truncated.eval")
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	notLog := filepath.Join(tmp, "notes.json")
+	os.WriteFile(notLog, []byte(`["not", "a", "log"]`), 0o644)
+
+	dir, stdout, stderr, err := runIngest(t, good, corrupt, chunked, truncated, notLog)
+	var partial *cliutil.PartialError
+	if !errors.As(err, &partial) {
+		t.Fatalf("want a partial failure, got %v", err)
+	}
+	for _, want := range []string{
+		corrupt + ": samples/7_epoch_1.json: invalid JSON",
+		chunked + ": samples/1_epoch_1/sample.json: chunked sample layout",
+		truncated + ": ",
+		notLog + ": not an Inspect log",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "ingested 1 of 5 files, 10 samples") {
+		t.Errorf("summary: %s", stdout)
+	}
+	if got := testutil.Query(t, dir, "SELECT count(*), count(DISTINCT log_id) FROM replies")[0]; got[0] != "10" || got[1] != "1" {
+		t.Errorf("replies from the good file only: %v", got)
+	}
+	for _, table := range []string{"scores", "model_calls", "logs"} {
+		if got := testutil.Query(t, dir, "SELECT count(*) FROM "+table+" WHERE log_id <> ?", ingest.LogID(good))[0][0]; got != "0" {
+			t.Errorf("%s holds %s rows of failed files", table, got)
+		}
+	}
+	errs := testutil.Query(t, dir, "SELECT path, member FROM ingest_errors ORDER BY path")
+	if len(errs) != 4 {
+		t.Fatalf("ingest_errors: %v", errs)
+	}
+	if errs[1][0] != corrupt || errs[1][1] != "samples/7_epoch_1.json" {
+		t.Errorf("ingest_errors row: %v", errs[1])
+	}
+}
+
+// A cancelled run leaves the previous tables as they were, and no staging
+// area behind.
+func TestCancelledRunKeepsPreviousTables(t *testing.T) {
+	corpus := testutil.SharedCorpus(t)
+	dir := t.TempDir()
+	opts := ingest.Options{Paths: []string{filepath.Join(corpus, "scorer")}, Out: dir, Progress: "never"}
+	if err := ingest.Run(context.Background(), opts, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	before := testutil.Query(t, dir, "SELECT count(*) FROM replies")[0][0]
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts.Paths = []string{corpus}
+	if err := ingest.Run(ctx, opts, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if after := testutil.Query(t, dir, "SELECT count(*) FROM replies")[0][0]; after != before || before != "20" {
+		t.Errorf("replies before %s, after the killed run %s", before, after)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".staging-*")); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
+	}
+}
+
+// rewriteZip copies a zip member by member through edit, adding empty extra
+// members.
+func rewriteZip(t *testing.T, src, dst string, edit func(string, []byte) []byte, extra ...string) {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for _, m := range zr.File {
+		rc, err := m.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		w, _ := zw.Create(m.Name)
+		w.Write(edit(m.Name, body))
+	}
+	for _, name := range extra {
+		w, _ := zw.Create(name)
+		w.Write([]byte(`{}`))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}

@@ -1,0 +1,75 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// progress draws one status line on a terminal while a long ingest runs, and
+// stays quiet when stderr is not a terminal (unless asked for).
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	total   int
+	files   int
+	samples int64
+	bytes   int64
+	start   time.Time
+	last    time.Time
+	drawn   bool
+}
+
+func newProgress(w io.Writer, mode string, total int) *progress {
+	on := mode == "always"
+	if mode == "" || mode == "auto" {
+		if f, ok := w.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+				on = true
+			}
+		}
+	}
+	return &progress{w: w, on: on, total: total, start: time.Now()}
+}
+
+func (p *progress) sample() {
+	p.mu.Lock()
+	p.samples++
+	p.maybeDraw()
+	p.mu.Unlock()
+}
+
+func (p *progress) file(size int64) {
+	p.mu.Lock()
+	p.files++
+	p.bytes += size
+	p.maybeDraw()
+	p.mu.Unlock()
+}
+
+func (p *progress) maybeDraw() {
+	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	secs := time.Since(p.start).Seconds()
+	fmt.Fprintf(p.w, "\r\033[K%d/%d files  %d samples  %.0f samples/s  %.1f MB/s", p.files, p.total, p.samples,
+		float64(p.samples)/secs, float64(p.bytes)/1e6/secs)
+	p.drawn = true
+}
+
+// clear erases the status line before another message is printed.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+		p.last = time.Time{}
+	}
+}
+
+func (p *progress) done() { p.clear() }

@@ -1,0 +1,106 @@
+// Package schemacmd prints the published table schema (`empties schema`).
+package schemacmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	json "github.com/goccy/go-json"
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/schema"
+)
+
+// Options configure the schema command.
+type Options struct {
+	Table  string // one table, or "" for all
+	Format string // text, markdown or json
+}
+
+// Command returns the `schema` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:      "schema",
+		Usage:     "print the tables empties writes: columns, types, meanings",
+		ArgsUsage: "[TABLE]",
+		Description: `Prints every table (or one), its grain, and each column's type, nullability
+and meaning. The same declarations write the Parquet files.
+
+Examples:
+   empties schema
+   empties schema replies
+   empties schema --format json > schema.json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown or json"},
+		},
+		Arguments: []cli.Argument{&cli.StringArg{Name: "table"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return Run(ctx, Options{Table: c.StringArg("table"), Format: c.String("format")}, c.Root().Writer)
+		},
+	}
+}
+
+// Run prints the schema.
+func Run(_ context.Context, opts Options, w io.Writer) error {
+	tables := schema.Tables()
+	if opts.Table != "" {
+		t, ok := schema.Lookup(opts.Table)
+		if !ok {
+			var names []string
+			for _, t := range tables {
+				names = append(names, t.Name)
+			}
+			return cliutil.Usagef("schema: no table %q; tables are %s", opts.Table, strings.Join(names, ", "))
+		}
+		tables = []schema.Table{t}
+	}
+	switch opts.Format {
+	case "text":
+		for i, t := range tables {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "%s: %s\n  %s\n", t.Name, t.Grain, t.Doc)
+			for _, c := range t.Columns() {
+				null := ""
+				if c.Nullable {
+					null = " NULL"
+				}
+				fmt.Fprintf(w, "  %-26s %-26s %s\n", c.Name, c.Type+null, c.Doc)
+			}
+		}
+	case "markdown":
+		for _, t := range tables {
+			fmt.Fprintf(w, "## %s\n\n%s. %s\n\n| column | type | null | meaning |\n|---|---|---|---|\n", t.Name, t.Grain, t.Doc)
+			for _, c := range t.Columns() {
+				fmt.Fprintf(w, "| %s | %s | %v | %s |\n", c.Name, c.Type, c.Nullable, strings.ReplaceAll(c.Doc, "|", `\|`))
+			}
+			fmt.Fprintln(w)
+		}
+	case "json":
+		type table struct {
+			Name    string          `json:"name"`
+			Grain   string          `json:"grain"`
+			Doc     string          `json:"doc"`
+			Columns []schema.Column `json:"columns"`
+		}
+		out := struct {
+			Version int     `json:"version"`
+			Tables  []table `json:"tables"`
+		}{Version: schema.Version}
+		for _, t := range tables {
+			out.Tables = append(out.Tables, table{t.Name, t.Grain, t.Doc, t.Columns()})
+		}
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, string(b))
+	default:
+		return cliutil.Usagef("schema: --format must be text, markdown or json, not %q", opts.Format)
+	}
+	return nil
+}
