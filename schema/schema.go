@@ -1,3 +1,7 @@
+// JSON-valued columns are VARCHAR holding JSON text, not DuckDB's JSON type:
+// Python writes NaN/Infinity literals that duckdb-go cannot scan out of a
+// JSON column, while DuckDB's json functions read the text all the same.
+//
 // Package schema declares every table empties writes: one Go struct per
 // table, whose parquet tags fix the column names and types and whose doc tags
 // are the column documentation that `empties schema` prints. Nothing about a
@@ -78,8 +82,6 @@ func sqlType(t reflect.Type, opts []string) string {
 		switch {
 		case strings.HasPrefix(o, "timestamp"):
 			return "TIMESTAMP WITH TIME ZONE"
-		case o == "json":
-			return "JSON"
 		}
 	}
 	switch t.Kind() {

@@ -16,19 +16,19 @@ type Log struct {
 	TaskID        string   `parquet:"task_id,optional" doc:"task id within the run"`
 	Task          string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
 	TaskVersion   *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
-	TaskArgs      *string  `parquet:"task_args,optional,json" doc:"task arguments (JSON)"`
+	TaskArgs      *string  `parquet:"task_args,optional" doc:"task arguments (JSON)"`
 	Model         string   `parquet:"model" doc:"model under test, provider/model"`
-	ModelRoles    *string  `parquet:"model_roles,optional,json" doc:"model roles, role → {model, config, ...} (JSON)"`
-	ModelArgs     *string  `parquet:"model_args,optional,json" doc:"model arguments (JSON)"`
-	GenConfig     *string  `parquet:"generate_config,optional,json" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
-	TaskConfig    *string  `parquet:"task_generate_config,optional,json" doc:"the task-level generate config: plan.config (JSON)"`
-	EvalConfig    *string  `parquet:"eval_config,optional,json" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
+	ModelRoles    *string  `parquet:"model_roles,optional" doc:"model roles, role → {model, config, ...} (JSON)"`
+	ModelArgs     *string  `parquet:"model_args,optional" doc:"model arguments (JSON)"`
+	GenConfig     *string  `parquet:"generate_config,optional" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
+	TaskConfig    *string  `parquet:"task_generate_config,optional" doc:"the task-level generate config: plan.config (JSON)"`
+	EvalConfig    *string  `parquet:"eval_config,optional" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
 	MaxTokens     *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
 	InspectAI     string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
 	Created       *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
 	Tags          []string `parquet:"tags,list" doc:"eval tags"`
-	Metadata      *string  `parquet:"metadata,optional,json" doc:"eval metadata (JSON)"`
-	Results       *string  `parquet:"results,optional,json" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
+	Metadata      *string  `parquet:"metadata,optional" doc:"eval metadata (JSON)"`
+	Results       *string  `parquet:"results,optional" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
 	DatasetName   string   `parquet:"dataset_name,optional" doc:"dataset name"`
 	DatasetSize   *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
 	SampleCount   int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
@@ -94,14 +94,15 @@ type Score struct {
 	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
 	Epoch       int64    `parquet:"epoch" doc:"epoch"`
 	Scorer      string   `parquet:"scorer" doc:"score key (the scorer's registry name, made unique)"`
-	ValueJSON   string   `parquet:"value_json,json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
+	ValueJSON   string   `parquet:"value_json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
 	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float of a scalar value (C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numeric strings, NaN kept); null for lists, dicts and other strings"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when it is a scalar"`
 	Unscored    bool     `parquet:"unscored" doc:"the value is NaN at the root (Score.unscored(): excluded from metrics)"`
+	Reason      *string  `parquet:"reason,optional" doc:"Score.reason (inspect_ai 0.3.28x+): why the score is what it is, e.g. grade_parse_failure, no_response"`
 	Answer      *string  `parquet:"answer,optional" doc:"Score.answer"`
 	Explanation *string  `parquet:"explanation,optional" doc:"Score.explanation"`
-	Metadata    *string  `parquet:"metadata,optional,json" doc:"Score.metadata (JSON)"`
+	Metadata    *string  `parquet:"metadata,optional" doc:"Score.metadata (JSON)"`
 }
 
 // ModelCall is a row of the model_calls table.

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/stages/classify"
 	"empties/stages/exposure"
 	"empties/stages/ingest"
 	"empties/stages/schemacmd"
@@ -28,6 +29,7 @@ var Version = "dev"
 func Commands() []*cli.Command {
 	return []*cli.Command{
 		ingest.Command(),
+		classify.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),
 		exposure.Command(),

@@ -117,6 +117,7 @@ type SampleLimit struct {
 // Score is one scorer's result for a sample.
 type Score struct {
 	Value       json.RawMessage `json:"value"`
+	Reason      json.RawMessage `json:"reason"`
 	Answer      json.RawMessage `json:"answer"`
 	Explanation json.RawMessage `json:"explanation"`
 	Metadata    json.RawMessage `json:"metadata"`

@@ -293,3 +293,38 @@ func ReadAll[T any](dir, table string) ([]T, error) {
 	}
 	return out, nil
 }
+
+// Rewrite stages a table of the committed dataset again with every row passed
+// through edit, then merges it; Commit swaps it in. Rows stream through; the
+// table is never held in memory.
+func Rewrite[T any](d *Dataset, table string, edit func(*T)) error {
+	files, err := filepath.Glob(TableGlob(d.Dir, table))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no table %q (run `empties ingest` first)", d.Dir, table)
+	}
+	sort.Strings(files)
+	buf := make([]T, 1024)
+	for _, src := range files {
+		w, err := NewWriter[T](d, table)
+		if err != nil {
+			return err
+		}
+		err = copyRows(src, buf, func(rows []T) error {
+			for i := range rows {
+				edit(&rows[i])
+			}
+			return w.Write(rows...)
+		})
+		if err != nil {
+			w.Discard()
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if err := w.Keep(d); err != nil {
+			return err
+		}
+	}
+	return Merge[T](d, table)
+}

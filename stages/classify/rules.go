@@ -86,17 +86,20 @@ type ErrorForm struct {
 // every real case.
 var ErrorForms = []ErrorForm{
 	{"openai_policy_error", "openai",
-		"model/_openai.py openai_refusal_model_output: content = the 400 error body's message (codes invalid_prompt, content_policy_violation, content_filter, bio_policy, cyber_policy)",
-		regexp.MustCompile(`(?is)^\s*(invalid prompt:.*(usage polic|flagged)|.*flagged as potentially violating our usage polic|your request was rejected as a result of our safety system|.*azure openai's content management policy|.*invalid_prompt.*usage polic)`)},
+		"model/_openai.py openai_refusal_model_output: content = the 400 error body's message (codes invalid_prompt, content_policy_violation, content_filter, bio_policy, cyber_policy); testdata/classify/README.md",
+		regexp.MustCompile(`(?is)^\s*(invalid prompt: (your prompt was flagged as potentially violating our usage polic|we've limited access to this content for safety reasons)|your request was rejected as a result of our safety system|the response was filtered due to the prompt triggering azure openai's content management policy)`)},
+	{"openai_context_length", "openai",
+		"model/_openai.py openai_refusal_model_output: code context_length_exceeded gives model_length with the API message as content and no error field",
+		regexp.MustCompile(`^\s*This model's maximum context length is \d+ tokens\.`)},
 	{"gemini_blocked", "google",
-		`model/_providers/google.py prompt_feedback_to_content: "BLOCKED: <block_reason>" then the block message and safety ratings`,
-		regexp.MustCompile(`^BLOCKED: [A-Z_]+(\n|$)`)},
+		`model/_providers/google.py prompt_feedback_to_content: "BLOCKED: {block_reason}" (str() of google-genai's BlockedReason: "BLOCKED: BlockedReason.PROHIBITED_CONTENT"), then the block message and safety ratings`,
+		regexp.MustCompile(`^\s*BLOCKED: (BlockedReason\.)?[A-Z_]+\s*(\n|$)`)},
 	{"gemini_no_content", "google",
-		`model/_providers/google.py: no candidates and no prompt feedback gives NO_CONTENT "(no content)" with stop_reason stop`,
+		`model/_providers/google.py completion_choices_from_candidates: no candidates and no prompt feedback gives NO_CONTENT "(no content)" with stop_reason stop`,
 		regexp.MustCompile(`^\s*\(no content\)\s*$`)},
 	{"grok_safety_check", "grok",
-		`model/_providers/grok.py: a gRPC error whose details mention "safety_check" becomes content_filter with the details as content`,
-		regexp.MustCompile(`(?i)safety_check`)},
+		`model/_providers/grok.py _handle_grpc_permission_denied: the gRPC details become the content ("Content violates usage guidelines. ... Failed check: SAFETY_CHECK_TYPE_BIO")`,
+		regexp.MustCompile(`^\s*Content violates usage guidelines\.|Failed check: SAFETY_CHECK_TYPE_`)},
 }
 
 // ordered is Rules with one error_text.form rule per ErrorForm inserted after

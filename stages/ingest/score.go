@@ -24,6 +24,7 @@ func scoreRow(logID, sampleID string, epoch int64, name string, s evallog.Score,
 	row.ValueJSON = string(raw)
 	row.ValueKind, row.ValueFloat, row.ValueString = projectValue(raw)
 	row.Unscored = row.ValueFloat != nil && math.IsNaN(*row.ValueFloat) && (row.ValueKind == "float" || row.ValueKind == "null")
+	row.Reason = jsonString(s.Reason)
 	row.Answer = jsonString(s.Answer)
 	row.Explanation = jsonString(s.Explanation)
 	row.Metadata = rawJSON(s.Metadata, sanitized)

@@ -1,0 +1,111 @@
+package classify
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// Options configure a classify run.
+type Options struct {
+	Data string // dataset directory written by ingest
+}
+
+// Command returns the `classify` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "classify",
+		Usage: "recompute reply and judge classes on an ingested dataset",
+		Description: `Applies the current classification rules to the replies and model_calls
+tables in place, from the raw fields ingest stored, without reading the logs
+again. Ingest runs the same code, so this is needed only after a rule changes.
+
+Rules, in order (first match wins; class_rule records the rule and version):
+` + rulesHelp() + `
+Examples:
+   empties classify --data data/study
+   empties sql "SELECT class_rule, count(*) FROM replies GROUP BY ALL" --data data/study`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return Run(ctx, Options{Data: c.String("data")}, c.Root().Writer)
+		},
+	}
+}
+
+func rulesHelp() string {
+	s := ""
+	for _, r := range OrderedRules() {
+		s += fmt.Sprintf("   %-36s %s\n", r.ID, r.Seed)
+	}
+	return s
+}
+
+// Run reclassifies the dataset and prints the class counts.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if opts.Data == "" {
+		return cliutil.Usagef("classify: --data DIR is required")
+	}
+	if !store.HasTable(opts.Data, "replies") {
+		return cliutil.Usagef("classify: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
+	}
+	ds, err := store.Create(opts.Data)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	counts := map[string]int64{}
+	changed := int64(0)
+	err = store.Rewrite(ds, "replies", func(r *schema.Reply) {
+		before := r.ClassRule
+		Apply(r)
+		counts[r.Class]++
+		if r.ClassRule != before {
+			changed++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if store.HasTable(opts.Data, "model_calls") {
+		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) {
+			if c.Kind != "judge" {
+				c.JudgeClass = nil
+				return
+			}
+			jc := Judge(JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
+			c.JudgeClass = &jc
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := ds.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", Version, changed)
+	for _, r := range OrderedRules() {
+		if n, ok := counts[r.Class]; ok {
+			fmt.Fprintf(w, "  %-16s %8d\n", r.Class, n)
+			delete(counts, r.Class)
+		}
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
