@@ -18,6 +18,7 @@ import (
 	"empties/stages/classify"
 	"empties/stages/exposure"
 	"empties/stages/ingest"
+	"empties/stages/sample"
 	"empties/stages/schemacmd"
 	"empties/stages/sqlcmd"
 )
@@ -30,6 +31,7 @@ func Commands() []*cli.Command {
 	return []*cli.Command{
 		ingest.Command(),
 		classify.Command(),
+		sample.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),
 		exposure.Command(),

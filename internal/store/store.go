@@ -328,3 +328,30 @@ func Rewrite[T any](d *Dataset, table string, edit func(*T)) error {
 	}
 	return Merge[T](d, table)
 }
+
+// Scan streams every row of a table of a committed dataset through fn, in
+// file order.
+func Scan[T any](dir, table string, fn func(*T) error) error {
+	files, err := filepath.Glob(TableGlob(dir, table))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no table %q (run `empties ingest` first)", dir, table)
+	}
+	sort.Strings(files)
+	buf := make([]T, 1024)
+	for _, f := range files {
+		if err := copyRows(f, buf, func(rows []T) error {
+			for i := range rows {
+				if err := fn(&rows[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return nil
+}

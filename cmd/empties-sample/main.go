@@ -1,0 +1,10 @@
+// Command empties-sample draws the classifier review set; the same code as
+// `empties sample`.
+package main
+
+import (
+	"empties/internal/app"
+	"empties/stages/sample"
+)
+
+func main() { app.RunMain(app.Stage(sample.Command())) }

@@ -1,0 +1,112 @@
+package sample_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"empties/internal/testutil"
+	"empties/stages/ingest"
+	"empties/stages/sample"
+)
+
+func ingestFixtures(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	paths := []string{testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs")}
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func draw(t *testing.T, data, out string, seed int64, per int) []sample.Item {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := sample.Run(context.Background(), sample.Options{Data: data, Out: out, PerClass: per, Seed: seed}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "review-seed"+strconv.FormatInt(seed, 10)+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var items []sample.Item
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var it sample.Item
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+
+func TestSampleIsDeterministicAndCapped(t *testing.T) {
+	data := ingestFixtures(t)
+	a := draw(t, data, t.TempDir(), 3, 2)
+	b := draw(t, data, t.TempDir(), 3, 2)
+	if len(a) == 0 || !equalDraw(a, b) {
+		t.Fatalf("same seed gave different draws:\n%v\n%v", keys(a), keys(b))
+	}
+	perClass := map[string]int{}
+	for _, it := range a {
+		perClass[it.Class]++
+		if it.RuleText == "" || !strings.HasPrefix(it.ClassRule, strings.SplitN(it.ClassRule, ".", 2)[0]) {
+			t.Errorf("item without its rule: %+v", it)
+		}
+	}
+	for c, n := range perClass {
+		if n > 2 {
+			t.Errorf("class %s: %d items, cap 2", c, n)
+		}
+	}
+	// answer has many replies; another seed draws another pair.
+	c := draw(t, data, t.TempDir(), 4, 2)
+	if equalDraw(a, c) {
+		t.Errorf("seeds 3 and 4 drew the same set")
+	}
+}
+
+func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
+	data := ingestFixtures(t)
+	out := t.TempDir()
+	items := draw(t, data, out, 5, 50)
+	page, err := os.ReadFile(filepath.Join(out, "review-seed5.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if !bytes.Contains(page, []byte("sample "+it.SampleID+" epoch")) {
+			t.Errorf("page lacks %s/%s", it.Class, it.SampleID)
+		}
+	}
+	if bytes.Contains(page, []byte("<think>")) {
+		t.Errorf("raw model text reached the page unescaped")
+	}
+	if !bytes.Contains(page, []byte("&lt;think&gt;")) {
+		t.Errorf("the unterminated-think reply is missing from the page")
+	}
+}
+
+func equalDraw(a, b []sample.Item) bool {
+	return strings.Join(keys(a), "|") == strings.Join(keys(b), "|")
+}
+
+func keys(items []sample.Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Class+"/"+it.LogSHA256[:8]+"/"+it.SampleID)
+	}
+	return out
+}
