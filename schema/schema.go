@@ -41,6 +41,11 @@ func Tables() []Table {
 		{"scores", "one row per sample × epoch × scorer", "Each scorer's logged score, raw and projected.", Score{}},
 		{"model_calls", "one row per model event", "Every model call of every sample, tagged model under test, judge or other, with the reason.", ModelCall{}},
 		{"ingest_errors", "one row per file (or member) that could not be ingested", "Files the last ingest could not read; none of their samples are in the other tables.", IngestError{}},
+		{"log_assignments", "one row per log file", "Where each log sits in the study: eval profile, route, arm, part, and how that was decided (rescore).", LogAssignment{}},
+		{"policy_scores", "one row per sample × epoch × policy", "Each reply's score under routing policies P0-P3 (rescore).", PolicyScore{}},
+		{"judge_verdicts", "one row per judge call that produced a score", "What each judge saw and decided, with the class of the reply it graded (rescore).", JudgeVerdict{}},
+		{"headlines", "one row per eval × route × arm × policy", "Each eval's headline metric under each policy, with a seeded bootstrap interval (rescore).", Headline{}},
+		{"p0_check", "one row per log with a profile", "The P0 headline recomputed from the rows against the metric stored in the log (rescore; empties check).", P0Check{}},
 	}
 }
 

@@ -2,39 +2,39 @@ package schema
 
 // Log is a row of the logs table.
 type Log struct {
-	LogID         string   `parquet:"log_id" doc:"stable key of the log file (hash of its absolute path); joins every table"`
-	Path          string   `parquet:"path" doc:"absolute path of the log file"`
-	SHA256        string   `parquet:"sha256" doc:"SHA-256 of the file's bytes"`
-	SizeBytes     int64    `parquet:"size_bytes" doc:"file size in bytes"`
-	Format        string   `parquet:"format" doc:"eval (zip archive) or json"`
-	Version       int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
-	Status        string   `parquet:"status" doc:"started (running or killed: header from the journal), success, cancelled or error"`
-	HeaderSource  string   `parquet:"header_source" doc:"header.json, _journal/start.json, or json"`
-	EvalID        string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
-	RunID         string   `parquet:"run_id,optional" doc:"run id"`
-	EvalSetID     string   `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`
-	TaskID        string   `parquet:"task_id,optional" doc:"task id within the run"`
-	Task          string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
-	TaskVersion   *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
-	TaskArgs      *string  `parquet:"task_args,optional" doc:"task arguments (JSON)"`
-	Model         string   `parquet:"model" doc:"model under test, provider/model"`
-	ModelRoles    *string  `parquet:"model_roles,optional" doc:"model roles, role → {model, config, ...} (JSON)"`
-	ModelArgs     *string  `parquet:"model_args,optional" doc:"model arguments (JSON)"`
-	GenConfig     *string  `parquet:"generate_config,optional" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
-	TaskConfig    *string  `parquet:"task_generate_config,optional" doc:"the task-level generate config: plan.config (JSON)"`
-	EvalConfig    *string  `parquet:"eval_config,optional" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
-	MaxTokens     *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
-	InspectAI     string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
-	Created       *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
-	Tags          []string `parquet:"tags,list" doc:"eval tags"`
-	Metadata      *string  `parquet:"metadata,optional" doc:"eval metadata (JSON)"`
-	Results       *string  `parquet:"results,optional" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
-	DatasetName   string   `parquet:"dataset_name,optional" doc:"dataset name"`
-	DatasetSize   *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
-	SampleCount   int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
-	SummaryCount  *int64   `parquet:"summary_count,optional" doc:"sample summaries in the log (summaries.json or the journal); null for .json logs"`
-	Error         *string  `parquet:"error,optional" doc:"the eval's error message (status error)"`
-	Invalidated   bool     `parquet:"invalidated" doc:"the log was marked invalidated"`
+	LogID        string   `parquet:"log_id" doc:"stable key of the log file (hash of its absolute path); joins every table"`
+	Path         string   `parquet:"path" doc:"absolute path of the log file"`
+	SHA256       string   `parquet:"sha256" doc:"SHA-256 of the file's bytes"`
+	SizeBytes    int64    `parquet:"size_bytes" doc:"file size in bytes"`
+	Format       string   `parquet:"format" doc:"eval (zip archive) or json"`
+	Version      int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
+	Status       string   `parquet:"status" doc:"started (running or killed: header from the journal), success, cancelled or error"`
+	HeaderSource string   `parquet:"header_source" doc:"header.json, _journal/start.json, or json"`
+	EvalID       string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
+	RunID        string   `parquet:"run_id,optional" doc:"run id"`
+	EvalSetID    string   `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`
+	TaskID       string   `parquet:"task_id,optional" doc:"task id within the run"`
+	Task         string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
+	TaskVersion  *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
+	TaskArgs     *string  `parquet:"task_args,optional" doc:"task arguments (JSON)"`
+	Model        string   `parquet:"model" doc:"model under test, provider/model"`
+	ModelRoles   *string  `parquet:"model_roles,optional" doc:"model roles, role → {model, config, ...} (JSON)"`
+	ModelArgs    *string  `parquet:"model_args,optional" doc:"model arguments (JSON)"`
+	GenConfig    *string  `parquet:"generate_config,optional" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
+	TaskConfig   *string  `parquet:"task_generate_config,optional" doc:"the task-level generate config: plan.config (JSON)"`
+	EvalConfig   *string  `parquet:"eval_config,optional" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
+	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
+	InspectAI    string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
+	Created      *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
+	Tags         []string `parquet:"tags,list" doc:"eval tags"`
+	Metadata     *string  `parquet:"metadata,optional" doc:"eval metadata (JSON)"`
+	Results      *string  `parquet:"results,optional" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
+	DatasetName  string   `parquet:"dataset_name,optional" doc:"dataset name"`
+	DatasetSize  *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
+	SampleCount  int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
+	SummaryCount *int64   `parquet:"summary_count,optional" doc:"sample summaries in the log (summaries.json or the journal); null for .json logs"`
+	Error        *string  `parquet:"error,optional" doc:"the eval's error message (status error)"`
+	Invalidated  bool     `parquet:"invalidated" doc:"the log was marked invalidated"`
 }
 
 // Reply is a row of the replies table.
@@ -53,35 +53,35 @@ type Reply struct {
 	ReplyModel  *string `parquet:"reply_model,optional" doc:"model string of the reply's call"`
 	CallError   *string `parquet:"call_error,optional" doc:"error of the reply's model call (its output is then a placeholder)"`
 
-	StopReason         *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
-	StopDetailsType    *string  `parquet:"stop_details_type,optional" doc:"choices[0].stop_details.type"`
-	StopDetailsCat     *string  `parquet:"stop_details_category,optional" doc:"choices[0].stop_details.category"`
-	StopDetailsExpl    *string  `parquet:"stop_details_explanation,optional" doc:"choices[0].stop_details.explanation"`
-	OutputError        *string  `parquet:"output_error,optional" doc:"ModelOutput.error (set by some adapters on content-moderation errors)"`
-	NChoices           *int64   `parquet:"n_choices,optional" doc:"number of choices; null when there is no output at all"`
-	Text               string   `parquet:"text" doc:"text content of the reply (text items only, joined by newlines; attachments resolved)"`
-	TextChars          int64    `parquet:"text_chars" doc:"length of text in characters"`
-	TextBlank          bool     `parquet:"text_blank" doc:"text is empty or whitespace only"`
-	Refusal            bool     `parquet:"refusal" doc:"some text content item has refusal=true"`
-	ReasoningPresent   bool     `parquet:"reasoning_present" doc:"the reply has reasoning content"`
-	ReasoningChars     int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning (reasoning text; the summary of redacted blocks)"`
-	ReasoningRedacted  bool     `parquet:"reasoning_redacted" doc:"some reasoning block is redacted"`
-	ReasoningText      string   `parquet:"reasoning_text" doc:"the readable reasoning text, blocks joined by newlines"`
-	ToolCallCount      int64    `parquet:"tool_call_count" doc:"number of tool calls in the reply"`
-	ToolCallFunctions  []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
-	ToolsOffered       bool     `parquet:"tools_offered" doc:"the model under test was offered tools (its first call's tools list is non-empty)"`
-	MaxTokens          *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
-	MaxTokensSource    string   `parquet:"max_tokens_source" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
-	InputTokens        *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
-	OutputTokens       *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
-	ReasoningTokens    *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
-	CacheReadTokens    *int64   `parquet:"cache_read_tokens,optional" doc:"usage.input_tokens_cache_read"`
-	CacheWriteTokens   *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
-	SampleError        *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
-	SampleLimit        *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
-	MUTCalls           int64    `parquet:"mut_calls" doc:"model calls the model under test made in the sample"`
-	JudgeCalls         int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
-	FinalCompletion    *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
+	StopReason        *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
+	StopDetailsType   *string  `parquet:"stop_details_type,optional" doc:"choices[0].stop_details.type"`
+	StopDetailsCat    *string  `parquet:"stop_details_category,optional" doc:"choices[0].stop_details.category"`
+	StopDetailsExpl   *string  `parquet:"stop_details_explanation,optional" doc:"choices[0].stop_details.explanation"`
+	OutputError       *string  `parquet:"output_error,optional" doc:"ModelOutput.error (set by some adapters on content-moderation errors)"`
+	NChoices          *int64   `parquet:"n_choices,optional" doc:"number of choices; null when there is no output at all"`
+	Text              string   `parquet:"text" doc:"text content of the reply (text items only, joined by newlines; attachments resolved)"`
+	TextChars         int64    `parquet:"text_chars" doc:"length of text in characters"`
+	TextBlank         bool     `parquet:"text_blank" doc:"text is empty or whitespace only"`
+	Refusal           bool     `parquet:"refusal" doc:"some text content item has refusal=true"`
+	ReasoningPresent  bool     `parquet:"reasoning_present" doc:"the reply has reasoning content"`
+	ReasoningChars    int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning (reasoning text; the summary of redacted blocks)"`
+	ReasoningRedacted bool     `parquet:"reasoning_redacted" doc:"some reasoning block is redacted"`
+	ReasoningText     string   `parquet:"reasoning_text" doc:"the readable reasoning text, blocks joined by newlines"`
+	ToolCallCount     int64    `parquet:"tool_call_count" doc:"number of tool calls in the reply"`
+	ToolCallFunctions []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
+	ToolsOffered      bool     `parquet:"tools_offered" doc:"the model under test was offered tools (its first call's tools list is non-empty)"`
+	MaxTokens         *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
+	MaxTokensSource   string   `parquet:"max_tokens_source" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
+	InputTokens       *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
+	OutputTokens      *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
+	ReasoningTokens   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
+	CacheReadTokens   *int64   `parquet:"cache_read_tokens,optional" doc:"usage.input_tokens_cache_read"`
+	CacheWriteTokens  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
+	SampleError       *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
+	SampleLimit       *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
+	MUTCalls          int64    `parquet:"mut_calls" doc:"model calls the model under test made in the sample"`
+	JudgeCalls        int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
+	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
@@ -146,4 +146,96 @@ type IngestError struct {
 	Path   string `parquet:"path" doc:"the file"`
 	Member string `parquet:"member,optional" doc:"the zip member or samples[i] at fault, when one is"`
 	Error  string `parquet:"error" doc:"what went wrong"`
+}
+
+// LogAssignment is a row of the log_assignments table (written by rescore).
+type LogAssignment struct {
+	LogID string `parquet:"log_id" doc:"log file key"`
+	Path  string `parquet:"path" doc:"log file"`
+	Task  string `parquet:"task" doc:"task name in the log"`
+	Model string `parquet:"model" doc:"model under test"`
+	Eval  string `parquet:"eval,optional" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
+	Route string `parquet:"route" doc:"route (manifest routes; else the log's model)"`
+	Arm   string `parquet:"arm" doc:"default, tight, wide or control"`
+	Part  string `parquet:"part" doc:"A (collect replies) or C (judge tests)"`
+	How   string `parquet:"how" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
+}
+
+// PolicyScore is a row of the policy_scores table.
+type PolicyScore struct {
+	LogID       string   `parquet:"log_id" doc:"log file key"`
+	Eval        string   `parquet:"eval" doc:"eval profile"`
+	Route       string   `parquet:"route" doc:"route"`
+	Arm         string   `parquet:"arm" doc:"arm"`
+	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
+	Epoch       int64    `parquet:"epoch" doc:"epoch"`
+	Policy      string   `parquet:"policy" doc:"P0 (the eval's own logged score), P1 (non-answers get the failure value), P2 (non-answers unscored), P3 (class-aware)"`
+	Class       string   `parquet:"class" doc:"reply class"`
+	Rerouted    bool     `parquet:"rerouted" doc:"the policy replaced the logged score for this reply"`
+	ValueJSON   string   `parquet:"value_json" doc:"the value under the policy, JSON in the eval's own shape (NaN = unscored)"`
+	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
+	ValueFloat  *float64 `parquet:"value_float,optional" doc:"value_to_float of the value"`
+	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when scalar"`
+	Unscored    bool     `parquet:"unscored" doc:"the sample is out of the metric's denominator under this policy"`
+	Reason      string   `parquet:"reason" doc:"why the value is what it is: logged, error, no_score, max_tokens, provider_refusal, no_response, non_answer, needs_judge"`
+	JudgeUsed   bool     `parquet:"judge_used" doc:"the value is a judge's verdict reused from the log"`
+	NeedsJudge  bool     `parquet:"needs_judge" doc:"the policy would send this reply to a judge the original run did not call: counted, not scored"`
+}
+
+// Headline is a row of the headlines table.
+type Headline struct {
+	Eval           string   `parquet:"eval" doc:"eval profile"`
+	Route          string   `parquet:"route" doc:"route"`
+	Arm            string   `parquet:"arm" doc:"arm"`
+	Policy         string   `parquet:"policy" doc:"P0-P3"`
+	Metric         string   `parquet:"metric" doc:"the eval's headline metric"`
+	Value          *float64 `parquet:"value,optional" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
+	Low            *float64 `parquet:"ci_low,optional" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
+	High           *float64 `parquet:"ci_high,optional" doc:"upper end of the interval"`
+	HalfWidth      *float64 `parquet:"half_width,optional" doc:"(ci_high - ci_low) / 2"`
+	Level          float64  `parquet:"level" doc:"interval level, e.g. 0.95"`
+	Samples        int64    `parquet:"n_samples" doc:"samples in the cell"`
+	Scored         int64    `parquet:"n_scored" doc:"samples that count in the metric"`
+	Unscored       int64    `parquet:"n_unscored" doc:"samples out of the denominator (unscored under the policy)"`
+	NeedsJudge     int64    `parquet:"n_needs_judge" doc:"samples the policy would send to a judge the run did not call"`
+	Scale          float64  `parquet:"scale" doc:"1 for a 0-1 metric, 100 for 0-100"`
+	HigherIsBetter bool     `parquet:"higher_is_better" doc:"direction of the metric"`
+	Resamples      int64    `parquet:"resamples" doc:"bootstrap resamples"`
+	Seed           int64    `parquet:"seed" doc:"bootstrap seed (manifest)"`
+}
+
+// JudgeVerdict is a row of the judge_verdicts table.
+type JudgeVerdict struct {
+	LogID        string   `parquet:"log_id" doc:"log file key"`
+	Eval         string   `parquet:"eval" doc:"eval profile"`
+	Route        string   `parquet:"route" doc:"route of the model under test"`
+	Arm          string   `parquet:"arm" doc:"arm"`
+	SampleID     string   `parquet:"sample_id" doc:"sample id as text"`
+	Epoch        int64    `parquet:"epoch" doc:"epoch"`
+	CallIndex    int64    `parquet:"call_index" doc:"the judge call (model_calls.call_index)"`
+	Scorer       string   `parquet:"scorer" doc:"score key the verdict produced"`
+	JudgeModel   string   `parquet:"judge_model" doc:"judge model"`
+	JudgeRole    *string  `parquet:"judge_role,optional" doc:"judge model role"`
+	Temperature  *float64 `parquet:"temperature,optional" doc:"judge temperature (null = provider default)"`
+	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"judge max_tokens"`
+	JudgeText    string   `parquet:"judge_text" doc:"the judge's output text"`
+	JudgeClass   string   `parquet:"judge_class" doc:"empty, refused, overflow, truncated or usable"`
+	VerdictJSON  string   `parquet:"verdict_json" doc:"the score value the verdict produced"`
+	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
+	ReplyClass   string   `parquet:"reply_class" doc:"class of the reply the judge graded"`
+	ReplyNonAns  bool     `parquet:"reply_non_answer" doc:"the graded reply is a non-answer"`
+}
+
+// P0Check is a row of the p0_check table: the P0 headline recomputed from the
+// rows against the metric inspect_ai stored in the log.
+type P0Check struct {
+	LogID      string   `parquet:"log_id" doc:"log file key"`
+	Path       string   `parquet:"path" doc:"log file"`
+	Eval       string   `parquet:"eval" doc:"eval profile"`
+	Metric     string   `parquet:"metric" doc:"metric key in the log's results"`
+	Stored     *float64 `parquet:"stored,optional" doc:"the metric inspect_ai stored in the log"`
+	Recomputed *float64 `parquet:"recomputed,optional" doc:"the P0 headline recomputed from the per-sample rows"`
+	Status     string   `parquet:"status" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
+	OK         bool     `parquet:"ok" doc:"status is not mismatch"`
+	Detail     string   `parquet:"detail" doc:"why not, when not"`
 }

@@ -15,9 +15,11 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/stages/check"
 	"empties/stages/classify"
 	"empties/stages/exposure"
 	"empties/stages/ingest"
+	"empties/stages/rescore"
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
 	"empties/stages/sqlcmd"
@@ -32,6 +34,8 @@ func Commands() []*cli.Command {
 		ingest.Command(),
 		classify.Command(),
 		sample.Command(),
+		rescore.Command(),
+		check.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),
 		exposure.Command(),

@@ -217,13 +217,13 @@ func callKind(ctx *logContext, e *evallog.Event, spans map[string]span, steps []
 
 // outputView is what the tables take from one ModelOutput.
 type outputView struct {
-	stopReason, outputError         *string
-	stopDetails                     *evallog.StopDetails
-	nChoices                        *int64
-	text, reasoningText             string
-	refusal, reasoning, redacted    bool
-	reasoningChars                  int64
-	toolFunctions                   []string
+	stopReason, outputError      *string
+	stopDetails                  *evallog.StopDetails
+	nChoices                     *int64
+	text, reasoningText          string
+	refusal, reasoning, redacted bool
+	reasoningChars               int64
+	toolFunctions                []string
 }
 
 func viewOutput(d *evallog.DecodedSample, o *evallog.ModelOutput) outputView {

@@ -1,0 +1,10 @@
+// Command empties-rescore runs the rescore stage on its own; the same code as
+// `empties rescore`.
+package main
+
+import (
+	"empties/internal/app"
+	"empties/stages/rescore"
+)
+
+func main() { app.RunMain(app.Stage(rescore.Command())) }

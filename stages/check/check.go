@@ -1,0 +1,91 @@
+// Package check verifies a dataset's contracts (`empties check`): every P0
+// headline recomputed from the per-sample rows equals the metric inspect_ai
+// stored in its log, and the tables keep their invariants.
+package check
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// Options configure a check.
+type Options struct {
+	Data string
+}
+
+// Command returns the `check` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "verify a dataset: P0 reproduces every log's stored metric; table invariants hold",
+		Description: `Lists every log whose P0 headline, recomputed from the per-sample rows with
+the eval profile's formula, differs from the metric inspect_ai stored in the log
+(both numbers shown), and every broken invariant: one reply per sample ×
+epoch, four policy rows per reply, shares and keys as declared. Exits 1 if
+anything fails.
+
+Examples:
+   empties check --data data/study`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return Run(ctx, Options{Data: c.String("data")}, c.Root().Writer)
+		},
+	}
+}
+
+// Run checks the dataset and prints what failed.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if !store.HasTable(opts.Data, "replies") {
+		return cliutil.Usagef("check: %s has no tables; run `empties ingest` first", opts.Data)
+	}
+	failures := 0
+	if store.HasTable(opts.Data, "p0_check") {
+		n, bad, unchecked := 0, 0, 0
+		err := store.Scan(opts.Data, "p0_check", func(c *schema.P0Check) error {
+			n++
+			if c.Status == "unchecked" {
+				unchecked++
+				fmt.Fprintf(w, "P0 unchecked: %s (%s): %s\n", c.Path, c.Eval, c.Detail)
+			}
+			if !c.OK {
+				bad++
+				fmt.Fprintf(w, "P0 mismatch: %s (%s, %s): stored %s, recomputed %s: %s\n", c.Path, c.Eval, c.Metric, num(c.Stored), num(c.Recomputed), c.Detail)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "P0 check: %d of %d logs reproduce the stored metric, %d mismatch, %d have none stored\n", n-bad-unchecked, n, bad, unchecked)
+		failures += bad
+	} else {
+		fmt.Fprintln(w, "P0 check: not run (no p0_check table; run `empties rescore` first)")
+	}
+	inv, err := invariants(ctx, opts.Data, w)
+	if err != nil {
+		return err
+	}
+	failures += inv
+	if failures > 0 {
+		return &cliutil.PartialError{Msg: fmt.Sprintf("%d checks failed", failures)}
+	}
+	fmt.Fprintln(w, "all checks passed")
+	return nil
+}
+
+func num(p *float64) string {
+	if p == nil || math.IsNaN(*p) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.10g", *p)
+}

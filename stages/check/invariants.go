@@ -1,0 +1,68 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"empties/internal/duck"
+	"empties/internal/store"
+)
+
+// invariant is a contract of the tables: a query that returns the rows that
+// break it.
+type invariant struct {
+	name   string
+	tables []string
+	query  string
+}
+
+var invariants_ = []invariant{
+	{"one reply per sample × epoch", []string{"replies"},
+		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
+	{"every log's replies equal its sample_count", []string{"logs", "replies"},
+		"SELECT l.path, l.sample_count, count(r.log_id) FROM logs l LEFT JOIN replies r USING (log_id) GROUP BY ALL HAVING count(r.log_id) <> l.sample_count"},
+	{"every class is one of the seed's", []string{"replies"},
+		"SELECT class FROM replies WHERE class NOT IN ('error','no_choices','filtered','refusal_flag','error_text','truncated_empty','tool_only','reasoning_only','silent','truncated_text','answer')"},
+	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
+		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> ['P0','P1','P2','P3']"},
+	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
+		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
+	{"headline counts add up", []string{"headlines"},
+		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
+}
+
+func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
+	db, err := duck.Open("")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
+		return 0, err
+	}
+	failed := 0
+	for _, inv := range invariants_ {
+		present := true
+		for _, t := range inv.tables {
+			present = present && store.HasTable(dir, t)
+		}
+		if !present {
+			continue
+		}
+		rows, err := db.QueryContext(ctx, inv.query)
+		if err != nil {
+			return 0, fmt.Errorf("invariant %q: %w", inv.name, err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		if n > 0 {
+			failed++
+			fmt.Fprintf(w, "invariant broken: %s (%d rows; query: %s)\n", inv.name, n, inv.query)
+		}
+	}
+	return failed, nil
+}

@@ -1,0 +1,308 @@
+package rescore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
+	json "github.com/goccy/go-json"
+
+	"empties/internal/duck"
+	"empties/internal/evallog"
+	"empties/internal/manifest"
+	"empties/schema"
+)
+
+// reducedSQL is the per-sample view of one eval's policy scores: each
+// component evaluated on every score row (NULL when the row is unscored or
+// the component is NaN), then averaged over a sample's epochs, as
+// inspect_ai's default mean reducer does. group lists the columns that,
+// with sample_id, identify a sample.
+func reducedSQL(p *manifest.Profile, group string) string {
+	var comps, avgs []string
+	for _, c := range p.ComponentNames() {
+		comps = append(comps, fmt.Sprintf("CASE WHEN unscored THEN NULL ELSE nan_null(TRY_CAST((%s) AS DOUBLE)) END AS %s", p.Score.Components[c], duck.Ident(c)))
+		avgs = append(avgs, fmt.Sprintf("avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
+	}
+	return fmt.Sprintf(`comps AS (
+  SELECT %[1]s, sample_id, %[2]s FROM policy_scores WHERE eval = $eval
+), reduced AS (
+  SELECT %[1]s, sample_id, %[3]s FROM comps GROUP BY %[1]s, sample_id
+), scored AS (
+  SELECT * FROM reduced WHERE coalesce((%[4]s), false)
+)`, group, strings.Join(comps, ", "), strings.Join(avgs, ", "), p.ScoredWhen())
+}
+
+// computeHeadlines recomputes every eval's headline per eval × route × arm ×
+// policy with bootstrap intervals, and per log for the P0 check.
+func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) ([]schema.Headline, []schema.P0Check, error) {
+	connector, err := duckdb.NewConnector("?autoinstall_known_extensions=false&autoload_known_extensions=false", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one in-memory database, one connection
+	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
+		return nil, nil, err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {
+		return nil, nil, err
+	}
+	level := *m.Thresholds.Interval
+	var heads []schema.Headline
+	var checks []schema.P0Check
+	for _, name := range m.EvalNames {
+		p := m.Profiles[name]
+		if err := fillBoot(ctx, db, connector, m, name); err != nil {
+			return nil, nil, err
+		}
+		h, err := evalHeadlines(ctx, db, m, p, level)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
+		}
+		heads = append(heads, h...)
+		c, err := p0Checks(ctx, db, p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
+		}
+		checks = append(checks, c...)
+	}
+	return heads, checks, nil
+}
+
+// fillBoot draws the bootstrap resamples of every cell of an eval: for each
+// eval × route × arm, R resamples of its samples with replacement, from a
+// PCG stream seeded by the manifest seed and the cell. Every policy of a cell
+// uses the same draws, so policy differences are paired.
+func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *manifest.Manifest, eval string) error {
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE boot (route VARCHAR, arm VARCHAR, r INTEGER, sample_id VARCHAR)"); err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT route, arm, sample_id FROM policy_scores WHERE eval = ? ORDER BY route, arm, sample_id", eval)
+	if err != nil {
+		return err
+	}
+	cells := map[[2]string][]string{}
+	var order [][2]string
+	for rows.Next() {
+		var route, arm, id string
+		if err := rows.Scan(&route, &arm, &id); err != nil {
+			rows.Close()
+			return err
+		}
+		k := [2]string{route, arm}
+		if _, ok := cells[k]; !ok {
+			order = append(order, k)
+		}
+		cells[k] = append(cells[k], id)
+	}
+	rows.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "boot")
+		if err != nil {
+			return err
+		}
+		for _, k := range order {
+			ids := cells[k]
+			rng := rand.New(rand.NewPCG(m.Bootstrap.Seed, cellHash(eval, k[0], k[1])))
+			for r := 0; r < m.Bootstrap.Resamples; r++ {
+				for range ids {
+					if err := app.AppendRow(k[0], k[1], int32(r), ids[rng.IntN(len(ids))]); err != nil {
+						app.Close()
+						return err
+					}
+				}
+			}
+		}
+		return app.Close()
+	})
+}
+
+func cellHash(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+func evalHeadlines(ctx context.Context, db *sql.DB, m *manifest.Manifest, p *manifest.Profile, level float64) ([]schema.Headline, error) {
+	cte := reducedSQL(p, "route, arm, policy")
+	q := fmt.Sprintf(`WITH %s,
+cells AS (SELECT route, arm, policy, count(*) AS n_samples FROM reduced GROUP BY ALL),
+point AS (SELECT route, arm, policy, count(*) AS n_scored, (%s)::DOUBLE AS value FROM scored GROUP BY ALL),
+needs AS (SELECT route, arm, policy, count(DISTINCT sample_id) AS n FROM policy_scores WHERE eval = $eval AND needs_judge GROUP BY ALL),
+bs AS (
+  SELECT s.route, s.arm, s.policy, b.r, (%s)::DOUBLE AS value
+  FROM boot b JOIN scored s ON s.route = b.route AND s.arm = b.arm AND s.sample_id = b.sample_id
+  GROUP BY ALL
+),
+ci AS (
+  SELECT route, arm, policy, quantile_cont(value, $lo) AS lo, quantile_cont(value, $hi) AS hi
+  FROM bs WHERE NOT isnan(value) GROUP BY ALL
+)
+SELECT c.route, c.arm, c.policy, c.n_samples, coalesce(p.n_scored, 0), p.value, ci.lo, ci.hi, coalesce(needs.n, 0)
+FROM cells c LEFT JOIN point p USING (route, arm, policy) LEFT JOIN ci USING (route, arm, policy)
+LEFT JOIN needs USING (route, arm, policy)
+ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, p.Headline.Formula)
+	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name), sql.Named("lo", (1-level)/2), sql.Named("hi", 1-(1-level)/2))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []schema.Headline
+	for rows.Next() {
+		var h schema.Headline
+		var value, lo, hi sql.NullFloat64
+		if err := rows.Scan(&h.Route, &h.Arm, &h.Policy, &h.Samples, &h.Scored, &value, &lo, &hi, &h.NeedsJudge); err != nil {
+			return nil, err
+		}
+		h.Eval, h.Metric, h.Level = p.Name, p.Headline.Metric, level
+		h.Unscored = h.Samples - h.Scored
+		h.Scale, h.HigherIsBetter = p.Headline.Scale, p.Headline.HigherIsBetter
+		h.Resamples, h.Seed = int64(m.Bootstrap.Resamples), int64(m.Bootstrap.Seed)
+		h.Value = nullable(value)
+		if h.Value == nil && p.Headline.EmptyValue != nil {
+			v := *p.Headline.EmptyValue
+			h.Value = &v
+		}
+		h.Low, h.High = nullable(lo), nullable(hi)
+		if h.Low != nil && h.High != nil {
+			hw := (*h.High - *h.Low) / 2
+			h.HalfWidth = &hw
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+func nullable(v sql.NullFloat64) *float64 {
+	if !v.Valid || math.IsNaN(v.Float64) {
+		return nil
+	}
+	f := v.Float64
+	return &f
+}
+
+// p0Checks recomputes P0 per log and compares it with the stored metric.
+func p0Checks(ctx context.Context, db *sql.DB, p *manifest.Profile) ([]schema.P0Check, error) {
+	cte := reducedSQL(p, "log_id, policy")
+	q := fmt.Sprintf(`WITH %s,
+logs_p0 AS (SELECT DISTINCT log_id FROM reduced WHERE policy = 'P0'),
+point AS (SELECT log_id, (%s)::DOUBLE AS value FROM scored WHERE policy = 'P0' GROUP BY ALL)
+SELECT l.log_id, lg.path, lg.results, p.value
+FROM logs_p0 l JOIN logs lg USING (log_id) LEFT JOIN point p USING (log_id) ORDER BY lg.path`, cte, p.Headline.Formula)
+	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []schema.P0Check
+	for rows.Next() {
+		var c schema.P0Check
+		var results sql.NullString
+		var value sql.NullFloat64
+		if err := rows.Scan(&c.LogID, &c.Path, &results, &value); err != nil {
+			return nil, err
+		}
+		c.Eval = p.Name
+		c.Recomputed = nullable(value)
+		if c.Recomputed == nil && p.Headline.EmptyValue != nil {
+			v := *p.Headline.EmptyValue
+			c.Recomputed = &v
+		}
+		stored, key, err := storedMetric(results.String, p.Headline.Results)
+		c.Metric = key
+		switch {
+		case results.String == "":
+			c.Status, c.OK, c.Detail = "unchecked", true, "the log stores no results (a running or killed run): nothing to compare"
+		case err != nil:
+			c.Status, c.Detail = "mismatch", err.Error()
+		default:
+			c.Stored = stored
+			c.OK, c.Detail = same(c.Stored, c.Recomputed)
+			c.Status = map[bool]string{true: "ok", false: "mismatch"}[c.OK]
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// storedMetric finds the profile's metric in a log's results JSON.
+func storedMetric(results string, loc manifest.ResultsLocation) (*float64, string, error) {
+	if results == "" {
+		return nil, "", fmt.Errorf("the log stores no results (unfinished or unscored run)")
+	}
+	var r struct {
+		Scores []struct {
+			Name    string `json:"name"`
+			Metrics map[string]struct {
+				Value evallog.Float `json:"value"`
+			} `json:"metrics"`
+		} `json:"scores"`
+	}
+	clean, _ := evallog.SanitizeNonFinite([]byte(results))
+	if err := json.Unmarshal(clean, &r); err != nil {
+		return nil, "", fmt.Errorf("results: %v", err)
+	}
+	var names []string
+	for _, s := range r.Scores {
+		names = append(names, s.Name)
+		if s.Name != loc.Score {
+			continue
+		}
+		keys := make([]string, 0, len(s.Metrics))
+		for k := range s.Metrics {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			match := k == loc.Metric
+			if loc.MetricRegex != "" {
+				match, _ = regexp.MatchString(loc.MetricRegex, k)
+			}
+			if match {
+				v := s.Metrics[k].Value
+				if !v.Valid {
+					return nil, k, nil
+				}
+				f := v.V
+				return &f, k, nil
+			}
+		}
+		return nil, "", fmt.Errorf("results score %q has no metric %s%s (metrics: %s)", loc.Score, loc.Metric, loc.MetricRegex, strings.Join(keys, ", "))
+	}
+	return nil, "", fmt.Errorf("results hold no score named %q (scores: %s)", loc.Score, strings.Join(names, ", "))
+}
+
+// same compares stored and recomputed metrics to float precision.
+func same(stored, recomputed *float64) (bool, string) {
+	isNaN := func(p *float64) bool { return p == nil || math.IsNaN(*p) }
+	switch {
+	case isNaN(stored) && isNaN(recomputed):
+		return true, ""
+	case isNaN(stored) || isNaN(recomputed):
+		return false, "one side is NaN or missing"
+	}
+	d := math.Abs(*stored - *recomputed)
+	if d <= 1e-9*math.Max(1, math.Abs(*stored)) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("differs by %.3g", d)
+}
+

@@ -1,0 +1,252 @@
+// Package rescore is Part B of the pre-registration: it re-scores every
+// collected reply under the routing policies P0-P3 with no new calls to the
+// model under test, reusing the judge verdicts in the logs, and recomputes
+// each eval's headline metric per eval × route × arm × policy with its own
+// formula from the eval's profile. P0 must reproduce the metric inspect_ai
+// stored in each log; p0_check records the comparison.
+package rescore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/manifest"
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// Options configure a rescore run.
+type Options struct {
+	Data                string
+	Manifest            string
+	AllowPreregMismatch bool
+}
+
+// Command returns the `rescore` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "rescore",
+		Usage: "re-score every reply under policies P0-P3 and recompute headline metrics",
+		Description: `Maps every ingested log to an eval profile, route, arm and part (manifest),
+then writes:
+
+   log_assignments  where each log sits in the study, and how that was decided
+   policy_scores    one row per sample × epoch × policy (P0 = the logged score)
+   judge_verdicts   one row per judge call that produced a score
+   headlines        each eval's headline metric per eval × route × arm × policy,
+                    with a seeded bootstrap interval over samples
+   p0_check         the P0 headline recomputed per log against the stored metric
+
+Logs that match no profile keep their replies and classes and are listed.
+No model is called: judge verdicts are reused from the logs, and a reply a
+policy would send to a judge the run never called is counted (needs_judge).
+
+Examples:
+   empties rescore --data data/study --manifest data/study.yaml
+   empties check --data data/study
+   empties sql "SELECT * FROM headlines WHERE eval = 'xstest_safe'" --data data/study`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
+			&cli.StringFlag{Name: "manifest", Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true},
+			&cli.BoolFlag{Name: "allow-prereg-mismatch", Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String("manifest"), AllowPreregMismatch: c.Bool("allow-prereg-mismatch")}, c.Root().Writer)
+		},
+	}
+}
+
+type sampleKey struct {
+	LogID, SampleID string
+	Epoch           int64
+}
+
+// Run re-scores the dataset.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if !store.HasTable(opts.Data, "replies") {
+		return cliutil.Usagef("rescore: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
+	}
+	m, err := manifest.Load(opts.Manifest, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch})
+	if err != nil {
+		return err
+	}
+	ds, err := store.Create(opts.Data)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+
+	assigned, unmatched, err := assignLogs(ds, m)
+	if err != nil {
+		return err
+	}
+	logged := map[sampleKey]*schema.Score{}
+	err = store.Scan(opts.Data, "scores", func(s *schema.Score) error {
+		a, ok := assigned[s.LogID]
+		if ok && s.Scorer == m.Profiles[a.Eval].Score.Key {
+			c := *s
+			logged[sampleKey{s.LogID, s.SampleID, s.Epoch}] = &c
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	judges, err := judgeCalls(opts.Data, m, assigned)
+	if err != nil {
+		return err
+	}
+
+	ps, err := store.NewWriter[schema.PolicyScore](ds, "policy_scores")
+	if err != nil {
+		return err
+	}
+	replies := map[sampleKey]*schema.Reply{}
+	counts := map[string]int{}
+	err = store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
+		a, ok := assigned[r.LogID]
+		if !ok {
+			return nil
+		}
+		p := m.Profiles[a.Eval]
+		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
+		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
+		if p.Judge.Where == "solver" && r.MUTCalls > 1 {
+			f.JudgeCalls = r.MUTCalls - 1
+		}
+		for _, pol := range Policies {
+			row := apply(pol, p, f)
+			row.LogID, row.Eval, row.Route, row.Arm = r.LogID, a.Eval, a.Route, a.Arm
+			row.SampleID, row.Epoch = r.SampleID, r.Epoch
+			project(&row)
+			if err := ps.Write(row); err != nil {
+				return err
+			}
+		}
+		counts[a.Eval]++
+		c := *r
+		replies[k] = &c
+		return ctx.Err()
+	})
+	if err != nil {
+		ps.Discard()
+		return err
+	}
+	if err := ps.Keep(ds); err != nil {
+		return err
+	}
+	if err := writeVerdicts(ds, m, assigned, judges, replies, logged); err != nil {
+		return err
+	}
+	for _, mg := range []func() error{
+		func() error { return store.Merge[schema.LogAssignment](ds, "log_assignments") },
+		func() error { return store.Merge[schema.PolicyScore](ds, "policy_scores") },
+		func() error { return store.Merge[schema.JudgeVerdict](ds, "judge_verdicts") },
+	} {
+		if err := mg(); err != nil {
+			return err
+		}
+	}
+	if err := ds.Commit(); err != nil {
+		return err
+	}
+	heads, checks, err := computeHeadlines(ctx, opts.Data, m)
+	if err != nil {
+		return err
+	}
+	if err := writeRows(ds, "headlines", heads); err != nil {
+		return err
+	}
+	if err := writeRows(ds, "p0_check", checks); err != nil {
+		return err
+	}
+	if err := ds.Commit(); err != nil {
+		return err
+	}
+	printSummary(w, counts, unmatched, heads, checks)
+	return nil
+}
+
+func writeRows[T any](ds *store.Dataset, table string, rows []T) error {
+	wr, err := store.NewWriter[T](ds, table)
+	if err != nil {
+		return err
+	}
+	if err := wr.Write(rows...); err != nil {
+		wr.Discard()
+		return err
+	}
+	if err := wr.Keep(ds); err != nil {
+		return err
+	}
+	return store.Merge[T](ds, table)
+}
+
+// assignLogs maps every log to its place in the study and stages the
+// log_assignments table. It returns the logs with an eval, and the paths of
+// those without.
+func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.Assigned, []string, error) {
+	var logs []schema.Log
+	if err := store.Scan(ds.Dir, "logs", func(l *schema.Log) error { logs = append(logs, *l); return nil }); err != nil {
+		return nil, nil, err
+	}
+	wr, err := store.NewWriter[schema.LogAssignment](ds, "log_assignments")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]manifest.Assigned{}
+	var unmatched []string
+	for _, l := range logs {
+		info := manifest.LogInfo{Path: l.Path, Task: l.Task, Model: l.Model, Tags: l.Tags}
+		if l.TaskArgs != nil {
+			info.TaskArgs = *l.TaskArgs
+		}
+		if l.Metadata != nil {
+			info.Metadata = *l.Metadata
+		}
+		a := m.Assign(info)
+		row := schema.LogAssignment{LogID: l.LogID, Path: l.Path, Task: l.Task, Model: l.Model,
+			Route: a.Route, Arm: a.Arm, Part: a.Part, How: a.How}
+		if a.Eval != "" {
+			e := a.Eval
+			row.Eval = e
+			out[l.LogID] = a
+		} else {
+			unmatched = append(unmatched, l.Path)
+		}
+		if err := wr.Write(row); err != nil {
+			return nil, nil, err
+		}
+	}
+	sort.Strings(unmatched)
+	return out, unmatched, wr.Keep(ds)
+}
+
+func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads []schema.Headline, checks []schema.P0Check) {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(Policies))
+	if len(unmatched) > 0 {
+		fmt.Fprintf(w, "%d logs match no eval profile (replies and classes kept; not re-scored):\n", len(unmatched))
+		for _, p := range unmatched {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	status := map[string]int{}
+	for _, c := range checks {
+		status[c.Status]++
+	}
+	bad := status["mismatch"]
+	fmt.Fprintf(w, "headlines: %d rows; P0 check: %d of %d logs reproduce the stored metric", len(heads), status["ok"], len(checks))
+	if bad > 0 {
+		fmt.Fprintf(w, " (run `empties check` for the mismatches)")
+	}
+	fmt.Fprintln(w)
+}
