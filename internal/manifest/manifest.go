@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -154,14 +156,14 @@ func Load(path string, opts Options) (*Manifest, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &Error{File: path, Msg: yamlMsg(err)}
+		return nil, yamlError(path, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{File: path, Msg: "empty manifest"}
 	}
 	m := &Manifest{Path: path}
 	if err := strictDecode(data, m); err != nil {
-		return nil, &Error{File: path, Msg: yamlMsg(err)}
+		return nil, yamlError(path, err)
 	}
 	doc := root.Content[0]
 	m.Preregistration.line = lineOf(doc, "preregistration")
@@ -331,13 +333,35 @@ func strictDecode(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-func yamlMsg(err error) string {
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError turns a yaml.v3 error into an Error at the first line it names,
+// in words a user of the file understands.
+func yamlError(file string, err error) *Error {
+	msgs := []string{err.Error()}
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		return strings.Join(te.Errors, "; ")
+		msgs = te.Errors
 	}
-	return err.Error()
+	e := &Error{File: file}
+	var parts []string
+	for _, m := range msgs {
+		if g := yamlLine.FindStringSubmatch(m); g != nil {
+			if e.Line == 0 {
+				e.Line, _ = strconv.Atoi(g[1])
+			}
+			m = g[2]
+		}
+		m = typeName.ReplaceAllString(m, "")
+		m = strings.Replace(m, "field ", "unknown key ", 1)
+		m = strings.Replace(m, " not found", "", 1)
+		parts = append(parts, m)
+	}
+	e.Msg = strings.Join(parts, "; ")
+	return e
 }
+
+var typeName = regexp.MustCompile(` in type manifest\.[A-Za-z]+`)
 
 func lookup(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {

@@ -128,11 +128,11 @@ func LoadProfile(path string) (*Profile, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &Error{File: path, Msg: yamlMsg(err)}
+		return nil, yamlError(path, err)
 	}
 	p := &Profile{File: path}
 	if err := strictDecode(data, p); err != nil {
-		return nil, &Error{File: path, Msg: yamlMsg(err)}
+		return nil, yamlError(path, err)
 	}
 	doc := root.Content[0]
 	fail := func(n *yaml.Node, key, format string, args ...any) error {

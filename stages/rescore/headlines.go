@@ -305,4 +305,3 @@ func same(stored, recomputed *float64) (bool, string) {
 	}
 	return false, fmt.Sprintf("differs by %.3g", d)
 }
-

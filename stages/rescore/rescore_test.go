@@ -1,0 +1,143 @@
+package rescore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"empties/internal/manifest"
+	"empties/internal/testutil"
+	"empties/stages/check"
+	"empties/stages/ingest"
+	"empties/stages/rescore"
+)
+
+func ingested(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func rescored(t *testing.T, dir string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := rescore.Run(context.Background(), rescore.Options{Data: dir, Manifest: testutil.Path(t, "stages", "rescore", "testdata", "manifest.yaml")}, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// P0, recomputed from the rows with each profile's formula, reproduces the
+// metric inspect_ai's own metric code stored in every finished log; a log
+// still running has none to compare.
+func TestP0ReproducesStoredMetrics(t *testing.T) {
+	dir := ingested(t)
+	rescored(t, dir)
+	rows := testutil.Query(t, dir, `SELECT regexp_extract(path, '[^/]+$'), eval, status, stored, recomputed FROM p0_check ORDER BY 1`)
+	want := map[string]string{
+		"zstd-basic.eval": "ok", "deflate.eval": "ok", "stored.eval": "ok", "zip64.eval": "ok", "multiframe-zstd.eval": "ok",
+		"duplicate-members.eval": "ok", "epochs.eval": "ok", "sample-error.eval": "ok", "int-ids.json": "ok", "string-ids.json": "ok",
+		"cancelled.eval": "ok", "recovered.eval": "ok", "journal-only.eval": "unchecked",
+		"grader-role.eval": "ok", "grader-no-role.eval": "ok", "attachments.eval": "ok",
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r[0]] = r[2]
+		if r[2] != want[r[0]] {
+			t.Errorf("%s (%s): %s, want %s; stored %s recomputed %s", r[0], r[1], r[2], want[r[0]], r[3], r[4])
+		}
+	}
+	for f := range want {
+		if _, ok := got[f]; !ok {
+			t.Errorf("%s: no P0 check row", f)
+		}
+	}
+	var out bytes.Buffer
+	if err := check.Run(context.Background(), check.Options{Data: dir}, &out); err != nil {
+		t.Fatalf("check: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "15 of 16 logs reproduce the stored metric, 0 mismatch, 1 have none stored") {
+		t.Errorf("check output:\n%s", out.String())
+	}
+}
+
+// The same data and seed give the same headlines and intervals, and each
+// interval holds its point value.
+func TestHeadlinesAreReproducible(t *testing.T) {
+	dir := ingested(t)
+	rescored(t, dir)
+	q := `SELECT eval, route, arm, policy, value, ci_low, ci_high, n_samples, n_scored, n_unscored FROM headlines ORDER BY ALL`
+	first := testutil.Query(t, dir, q)
+	rescored(t, dir)
+	second := testutil.Query(t, dir, q)
+	if len(first) == 0 || len(first) != len(second) {
+		t.Fatalf("headline rows %d then %d", len(first), len(second))
+	}
+	for i := range first {
+		if strings.Join(first[i], "|") != strings.Join(second[i], "|") {
+			t.Errorf("run 1 %v, run 2 %v", first[i], second[i])
+		}
+	}
+	bad := testutil.Query(t, dir, `SELECT eval, arm, policy, value, ci_low, ci_high FROM headlines WHERE value < ci_low - 1e-12 OR value > ci_high + 1e-12`)
+	if len(bad) > 0 {
+		t.Errorf("intervals that miss their point value: %v", bad)
+	}
+}
+
+// Judge calls that produced a score become judge_verdicts, with the class of
+// the reply they graded; the grader without a role is found by its span.
+func TestJudgeVerdicts(t *testing.T) {
+	dir := ingested(t)
+	rescored(t, dir)
+	rows := testutil.Query(t, dir, `SELECT regexp_extract(a.path, '[^/]+$'), count(*), count(DISTINCT v.sample_id), min(v.judge_class), bool_and(v.judge_text <> '')
+	  FROM judge_verdicts v JOIN log_assignments a USING (log_id) GROUP BY 1 ORDER BY 1`)
+	want := map[string]string{"attachments.eval": "1 1", "grader-no-role.eval": "2 2", "grader-role.eval": "3 3"}
+	if len(rows) != len(want) {
+		t.Fatalf("verdict rows by log: %v", rows)
+	}
+	for _, r := range rows {
+		if r[1]+" "+r[2] != want[r[0]] || r[3] != "usable" || r[4] != "true" {
+			t.Errorf("%v, want %s verdicts/samples, usable, with text", r, want[r[0]])
+		}
+	}
+}
+
+func TestManifestErrorsNameFileAndLine(t *testing.T) {
+	base, err := os.ReadFile(testutil.Path(t, "stages", "rescore", "testdata", "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.Path(t, "stages", "rescore", "testdata")
+	cases := []struct {
+		name, from, to, want string
+	}{
+		{"unknown field", "study: rescore tests", "study: rescore tests\nstudyy: typo", "manifest-bad.yaml:4: unknown key studyy"},
+		{"bad arm", "      arm: tight", "      arm: narrow", `manifest-bad.yaml:20: arm "narrow"`},
+		{"hash mismatch", "sha256: 1aac", "sha256: 0aac", "preregistration: "},
+		{"unknown eval", "evals: [basic_match, basic_includes, graded_qa]", "evals: [basic_match, xstest]", `eval "xstest" has no profile`},
+		{"missing threshold", "  d4_pass_rate: 0.05\n", "", "d4_pass_rate is missing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(string(base), c.from, c.to, 1)
+			p := filepath.Join(dir, "manifest-bad.yaml")
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(p)
+			_, err := manifest.Load(p, manifest.Options{})
+			var me *manifest.Error
+			if !errors.As(err, &me) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
