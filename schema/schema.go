@@ -45,6 +45,13 @@ func Tables() []Table {
 		{"policy_scores", "one row per sample × epoch × policy", "Each reply's score under routing policies P0-P3 (rescore).", PolicyScore{}},
 		{"judge_verdicts", "one row per judge call that produced a score", "What each judge saw and decided, with the class of the reply it graded (rescore).", JudgeVerdict{}},
 		{"headlines", "one row per eval × route × arm × policy", "Each eval's headline metric under each policy, with a seeded bootstrap interval (rescore).", Headline{}},
+		{"study_routes", "one row per route", "The manifest's routes: model, provider, adapter, reasoning, prices (rescore).", StudyRoute{}},
+		{"study_evals", "one row per eval profile", "The manifest's evals and their metric direction and scale (rescore).", StudyEval{}},
+		{"primary_cells", "one row per eval × route", "D3's pre-registered primary cells, expanded (rescore).", PrimaryCell{}},
+		{"reply_outcomes", "one row per re-scored sample × epoch", "Each reply's refusal by the eval's own scorer and its D2 refusal form (rescore).", ReplyOutcome{}},
+		{"planned_reruns", "one row per planned re-run", "The wide and control re-runs `empties select` planned (select).", PlannedRerun{}},
+		{"reruns", "one row per planned or seen re-run", "Wide and control re-runs paired with the replies they re-run (rescore).", Rerun{}},
+		{"judge_tests", "one row per judge × form × sample × repeat", "Part C: judges grading non-answer forms (rescore).", JudgeTest{}},
 		{"p0_check", "one row per log with a profile", "The P0 headline recomputed from the rows against the metric stored in the log (rescore; empties check).", P0Check{}},
 	}
 }

@@ -81,6 +81,7 @@ type Reply struct {
 	SampleLimit       *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
 	MUTCalls          int64    `parquet:"mut_calls" doc:"model calls the model under test made in the sample"`
 	JudgeCalls        int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
+	SampleMetadata    *string  `parquet:"sample_metadata,optional" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
 	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
@@ -238,4 +239,96 @@ type P0Check struct {
 	Status     string   `parquet:"status" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
 	OK         bool     `parquet:"ok" doc:"status is not mismatch"`
 	Detail     string   `parquet:"detail" doc:"why not, when not"`
+}
+
+// StudyRoute is a row of the study_routes table: the manifest's routes.
+type StudyRoute struct {
+	Route          string  `parquet:"route" doc:"route name"`
+	Model          string  `parquet:"model" doc:"the model the route serves (routes of one model are compared in D2)"`
+	Provider       string  `parquet:"provider" doc:"provider"`
+	Adapter        string  `parquet:"adapter" doc:"inspect_ai adapter"`
+	Reasoning      bool    `parquet:"reasoning" doc:"a reasoning route (D1 cells)"`
+	PriceInput     float64 `parquet:"price_input" doc:"USD per million input tokens"`
+	PriceOutput    float64 `parquet:"price_output" doc:"USD per million output tokens"`
+	PriceReasoning float64 `parquet:"price_reasoning" doc:"USD per million reasoning tokens"`
+	PriceCacheRead float64 `parquet:"price_cache_read" doc:"USD per million cache-read input tokens"`
+}
+
+// StudyEval is a row of the study_evals table: the manifest's eval profiles.
+type StudyEval struct {
+	Eval           string  `parquet:"eval" doc:"eval profile name"`
+	Title          string  `parquet:"title" doc:"display title"`
+	Kind           string  `parquet:"kind" doc:"refusal or capability"`
+	Metric         string  `parquet:"metric" doc:"headline metric"`
+	Scale          float64 `parquet:"scale" doc:"1 or 100: one percentage point is scale/100"`
+	HigherIsBetter bool    `parquet:"higher_is_better" doc:"direction"`
+	JudgeWhere     string  `parquet:"judge_where" doc:"scorer, solver or none"`
+	JudgeGuarded   bool    `parquet:"judge_guarded" doc:"the eval skips its judge on empty completions"`
+	Profile        string  `parquet:"profile" doc:"profile file"`
+}
+
+// PrimaryCell is a row of the primary_cells table: D3's pre-registered cells.
+type PrimaryCell struct {
+	Eval  string `parquet:"eval" doc:"eval profile"`
+	Route string `parquet:"route" doc:"route"`
+}
+
+// ReplyOutcome is a row of the reply_outcomes table: what each re-scored
+// reply was, as D1 and D2 read it.
+type ReplyOutcome struct {
+	LogID     string `parquet:"log_id" doc:"log file key"`
+	Eval      string `parquet:"eval" doc:"eval profile"`
+	Route     string `parquet:"route" doc:"route"`
+	Arm       string `parquet:"arm" doc:"arm"`
+	Part      string `parquet:"part" doc:"A or C"`
+	SampleID  string `parquet:"sample_id" doc:"sample id as text"`
+	Epoch     int64  `parquet:"epoch" doc:"epoch"`
+	Class     string `parquet:"class" doc:"reply class"`
+	NonAnswer bool   `parquet:"non_answer" doc:"a non-answer class"`
+	Refused   *bool  `parquet:"refused,optional" doc:"the eval's own scorer counted the reply as a refusal (profile's refused predicate over the logged score); null when unscored or the profile has none"`
+	Form      string `parquet:"form" doc:"D2 refusal form: filtered, refusal_flag, error_text (the class), text (an answer the eval's scorer counts as a refusal) or none"`
+	PairKey   string `parquet:"pair_key" doc:"eval/route/sample_id/epoch: pairs a re-run with the reply it re-runs"`
+}
+
+// Rerun is a row of the reruns table: a wide or control re-run paired with
+// the default-arm reply it re-runs (issue: select / pairing).
+type Rerun struct {
+	Eval         string  `parquet:"eval" doc:"eval profile"`
+	Route        string  `parquet:"route" doc:"route"`
+	Arm          string  `parquet:"arm" doc:"wide or control"`
+	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
+	Epoch        int64   `parquet:"epoch" doc:"epoch"`
+	Status       string  `parquet:"status" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
+	OrigLogID    *string `parquet:"orig_log_id,optional" doc:"log of the original reply"`
+	OrigClass    *string `parquet:"orig_class,optional" doc:"class of the original reply"`
+	RerunLogID   *string `parquet:"rerun_log_id,optional" doc:"log of the re-run"`
+	RerunClass   *string `parquet:"rerun_class,optional" doc:"class of the re-run reply"`
+	RerunRefused *bool   `parquet:"rerun_refused,optional" doc:"the eval's own scorer counted the re-run as a refusal"`
+}
+
+// JudgeTest is a row of the judge_tests table (Part C): one judge grading
+// one non-answer form on one sample, once.
+type JudgeTest struct {
+	LogID        string   `parquet:"log_id" doc:"Part C log"`
+	Eval         string   `parquet:"eval" doc:"eval profile whose judge is tested"`
+	JudgeModel   string   `parquet:"judge_model" doc:"judge model (the first judge call of the sample)"`
+	Temperature  *float64 `parquet:"temperature,optional" doc:"judge temperature (null = provider default)"`
+	Form         string   `parquet:"form" doc:"the non-answer form substituted for the response"`
+	SampleID     string   `parquet:"sample_id" doc:"the original sample"`
+	Repeat       int64    `parquet:"repeat" doc:"repeat number, from 1"`
+	VerdictJSON  string   `parquet:"verdict_json" doc:"the score the judge's verdict produced"`
+	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
+	Passed       *bool    `parquet:"passed,optional" doc:"a passing verdict on a non-answer (seed section 5, profile judge.pass); null when unscored"`
+	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's own reply"`
+}
+
+// PlannedRerun is a row of the planned_reruns table: what `empties select`
+// planned to re-run (wide and control arms).
+type PlannedRerun struct {
+	Plan     string `parquet:"plan" doc:"plan file name"`
+	Arm      string `parquet:"arm" doc:"wide or control"`
+	Eval     string `parquet:"eval" doc:"eval profile"`
+	Route    string `parquet:"route" doc:"route"`
+	SampleID string `parquet:"sample_id" doc:"sample id as text"`
+	Epoch    int64  `parquet:"epoch" doc:"epoch of the reply re-run"`
 }

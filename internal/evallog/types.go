@@ -81,20 +81,21 @@ func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
 
 // Sample is one EvalSample (one sample × epoch).
 type Sample struct {
-	ID          json.RawMessage  `json:"id"`
-	Epoch       int              `json:"epoch"`
-	UUID        string           `json:"uuid"`
-	Output      *ModelOutput     `json:"output"`
-	Scores      map[string]Score `json:"scores"`
-	Score       *Score           `json:"score"` // log version 1
-	Events      []Event          `json:"events"`
-	Transcript  *Transcript      `json:"transcript"` // logs of 2024
+	ID          json.RawMessage   `json:"id"`
+	Epoch       int               `json:"epoch"`
+	UUID        string            `json:"uuid"`
+	Output      *ModelOutput      `json:"output"`
+	Scores      map[string]Score  `json:"scores"`
+	Score       *Score            `json:"score"` // log version 1
+	Events      []Event           `json:"events"`
+	Transcript  *Transcript       `json:"transcript"` // logs of 2024
 	Attachments map[string]string `json:"attachments"`
-	EventsData  *Pools           `json:"events_data"`
+	EventsData  *Pools            `json:"events_data"`
 	MessagePool []json.RawMessage `json:"message_pool"` // log version 3
 	CallPool    []json.RawMessage `json:"call_pool"`    // log version 3
-	Error       *EvalError       `json:"error"`
-	Limit       *SampleLimit     `json:"limit"`
+	Error       *EvalError        `json:"error"`
+	Limit       *SampleLimit      `json:"limit"`
+	Metadata    json.RawMessage   `json:"metadata"`
 }
 
 // Transcript is the 2024 container of events and attachments.
@@ -126,9 +127,9 @@ type Score struct {
 // Event is the union of the event fields the tables read. Fields whose JSON
 // type differs between event kinds stay raw (error, input, output, config).
 type Event struct {
-	Event     string          `json:"event"`
-	SpanID    string          `json:"span_id"`
-	Timestamp string          `json:"timestamp"`
+	Event     string `json:"event"`
+	SpanID    string `json:"span_id"`
+	Timestamp string `json:"timestamp"`
 	// span_begin / step
 	ID       string `json:"id"`
 	ParentID string `json:"parent_id"`
@@ -136,16 +137,16 @@ type Event struct {
 	Name     string `json:"name"`
 	Action   string `json:"action"`
 	// model
-	Model       string          `json:"model"`
-	Role        string          `json:"role"`
-	Input       json.RawMessage `json:"input"`
-	InputRefs   [][]int         `json:"input_refs"`
+	Model       string            `json:"model"`
+	Role        string            `json:"role"`
+	Input       json.RawMessage   `json:"input"`
+	InputRefs   [][]int           `json:"input_refs"`
 	Tools       []json.RawMessage `json:"tools"`
-	Config      json.RawMessage `json:"config"`
-	Output      json.RawMessage `json:"output"`
-	Error       json.RawMessage `json:"error"`
-	Cache       string          `json:"cache"`
-	WorkingTime Float           `json:"working_time"`
+	Config      json.RawMessage   `json:"config"`
+	Output      json.RawMessage   `json:"output"`
+	Error       json.RawMessage   `json:"error"`
+	Cache       string            `json:"cache"`
+	WorkingTime Float             `json:"working_time"`
 }
 
 // ModelOutput is the output of one generate call.

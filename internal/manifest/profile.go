@@ -21,6 +21,7 @@ type Profile struct {
 	Match    Match      `yaml:"match"`
 	Score    ScoreSpec  `yaml:"score"`
 	Headline Headline   `yaml:"headline"`
+	Refused  string     `yaml:"refused"`
 	Values   Values     `yaml:"values"`
 	Judge    Judge      `yaml:"judge"`
 	Policy   PolicySpec `yaml:"policy"`
@@ -158,6 +159,9 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fail(headline, "scale", "headline.scale must be 1 or 100, not %v", p.Headline.Scale)
 	case p.Headline.Results.Score == "" || (p.Headline.Results.Metric == "") == (p.Headline.Results.MetricRegex == ""):
 		return nil, fail(headline, "results", "headline.results needs score and exactly one of metric, metric_regex")
+	}
+	if p.Kind == "refusal" && p.Refused == "" {
+		return nil, fail(doc, "kind", "a refusal eval must say when its scorer counts a refusal: refused: <SQL over the components>")
 	}
 	for name := range p.Score.Components {
 		if !identRe.MatchString(name) {

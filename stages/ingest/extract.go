@@ -67,6 +67,10 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	if d.Limit != nil && d.Limit.Type != "" {
 		r.SampleLimit = strPtr(d.Limit.Type)
 	}
+	r.SampleMetadata = rawJSON(d.Metadata, d.Sanitized)
+	if r.SampleMetadata != nil && *r.SampleMetadata == "{}" {
+		r.SampleMetadata = nil
+	}
 	if d.Output != nil {
 		r.FinalCompletion = strPtr(finalCompletion(d, d.Output))
 	}

@@ -27,9 +27,9 @@ import (
 // inspect_ai's default mean reducer does. group lists the columns that,
 // with sample_id, identify a sample.
 func reducedSQL(p *manifest.Profile, group string) string {
-	var comps, avgs []string
+	comps := componentColumns(p)
+	var avgs []string
 	for _, c := range p.ComponentNames() {
-		comps = append(comps, fmt.Sprintf("CASE WHEN unscored THEN NULL ELSE nan_null(TRY_CAST((%s) AS DOUBLE)) END AS %s", p.Score.Components[c], duck.Ident(c)))
 		avgs = append(avgs, fmt.Sprintf("avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
 	}
 	return fmt.Sprintf(`comps AS (
@@ -41,42 +41,66 @@ func reducedSQL(p *manifest.Profile, group string) string {
 )`, group, strings.Join(comps, ", "), strings.Join(avgs, ", "), p.ScoredWhen())
 }
 
+// componentColumns evaluates a profile's components on one score row: NULL
+// when the row is unscored or the component is NaN.
+func componentColumns(p *manifest.Profile) []string {
+	var out []string
+	for _, c := range p.ComponentNames() {
+		out = append(out, fmt.Sprintf("CASE WHEN unscored THEN NULL ELSE nan_null(TRY_CAST((%s) AS DOUBLE)) END AS %s", p.Score.Components[c], duck.Ident(c)))
+	}
+	return out
+}
+
+// derived are the tables computed in SQL from the committed policy scores.
+type derived struct {
+	heads    []schema.Headline
+	checks   []schema.P0Check
+	outcomes []schema.ReplyOutcome
+	tests    []schema.JudgeTest
+}
+
 // computeHeadlines recomputes every eval's headline per eval × route × arm ×
-// policy with bootstrap intervals, and per log for the P0 check.
-func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) ([]schema.Headline, []schema.P0Check, error) {
+// policy with bootstrap intervals, and per log for the P0 check; then each
+// reply's outcome and the Part C judge tests.
+func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*derived, error) {
 	connector, err := duckdb.NewConnector("?autoinstall_known_extensions=false&autoload_known_extensions=false", nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
 	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	level := *m.Thresholds.Interval
-	var heads []schema.Headline
-	var checks []schema.P0Check
+	d := &derived{}
 	for _, name := range m.EvalNames {
 		p := m.Profiles[name]
 		if err := fillBoot(ctx, db, connector, m, name); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		h, err := evalHeadlines(ctx, db, m, p, level)
 		if err != nil {
-			return nil, nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
+			return nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
 		}
-		heads = append(heads, h...)
+		d.heads = append(d.heads, h...)
 		c, err := p0Checks(ctx, db, p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
+			return nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
 		}
-		checks = append(checks, c...)
+		d.checks = append(d.checks, c...)
 	}
-	return heads, checks, nil
+	if d.outcomes, err = replyOutcomes(ctx, db, m); err != nil {
+		return nil, err
+	}
+	if d.tests, err = judgeTests(ctx, db, m); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // fillBoot draws the bootstrap resamples of every cell of an eval: for each

@@ -23,11 +23,11 @@ func TestPoliciesBySeedTable(t *testing.T) {
 	}
 	type want struct{ value, reason string }
 	cases := []struct {
-		name       string
-		p          *manifest.Profile
-		r          *schema.Reply
-		logged     *schema.Score
-		judgeCalls int64
+		name           string
+		p              *manifest.Profile
+		r              *schema.Reply
+		logged         *schema.Score
+		judgeCalls     int64
 		p0, p1, p2, p3 want
 	}{
 		{"answer keeps the logged score", refusalEval, reply("answer", false, false), logged, 1,

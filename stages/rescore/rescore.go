@@ -155,20 +155,34 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := ds.Commit(); err != nil {
 		return err
 	}
-	heads, checks, err := computeHeadlines(ctx, opts.Data, m)
+	d, err := computeHeadlines(ctx, opts.Data, m)
 	if err != nil {
 		return err
 	}
-	if err := writeRows(ds, "headlines", heads); err != nil {
-		return err
+	var planned []schema.PlannedRerun
+	if store.HasTable(opts.Data, "planned_reruns") {
+		if err := store.Scan(opts.Data, "planned_reruns", func(p *schema.PlannedRerun) error { planned = append(planned, *p); return nil }); err != nil {
+			return err
+		}
 	}
-	if err := writeRows(ds, "p0_check", checks); err != nil {
-		return err
+	reruns := pairReruns(d.outcomes, planned)
+	for _, step := range []func() error{
+		func() error { return writeRows(ds, "headlines", d.heads) },
+		func() error { return writeRows(ds, "p0_check", d.checks) },
+		func() error { return writeRows(ds, "reply_outcomes", d.outcomes) },
+		func() error { return writeRows(ds, "reruns", reruns) },
+		func() error { return writeRows(ds, "judge_tests", d.tests) },
+		func() error { return studyTables(ds, m) },
+	} {
+		if err := step(); err != nil {
+			return err
+		}
 	}
 	if err := ds.Commit(); err != nil {
 		return err
 	}
-	printSummary(w, counts, unmatched, heads, checks)
+	printSummary(w, counts, unmatched, d.heads, d.checks)
+	printPairing(w, reruns, d.tests)
 	return nil
 }
 
@@ -225,6 +239,24 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	}
 	sort.Strings(unmatched)
 	return out, unmatched, wr.Keep(ds)
+}
+
+func printPairing(w io.Writer, reruns []schema.Rerun, tests []schema.JudgeTest) {
+	status := map[string]int{}
+	for _, r := range reruns {
+		status[r.Status]++
+	}
+	if len(reruns) > 0 {
+		fmt.Fprintf(w, "re-runs: %d paired, %d without an original, %d planned but not re-run\n", status["paired"], status["no_original"], status["not_rerun"])
+		for _, r := range reruns {
+			if r.Status != "paired" {
+				fmt.Fprintf(w, "  %s: %s %s %s sample %s epoch %d\n", r.Status, r.Arm, r.Eval, r.Route, r.SampleID, r.Epoch)
+			}
+		}
+	}
+	if len(tests) > 0 {
+		fmt.Fprintf(w, "judge tests (Part C): %d verdicts\n", len(tests))
+	}
 }
 
 func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads []schema.Headline, checks []schema.P0Check) {

@@ -1,0 +1,229 @@
+package rescore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"empties/internal/manifest"
+	"empties/internal/store"
+	"empties/schema"
+	"empties/stages/classify"
+)
+
+// studyTables writes the tables that describe the study itself (routes,
+// evals, primary cells) from the manifest.
+func studyTables(ds *store.Dataset, m *manifest.Manifest) error {
+	var routes []schema.StudyRoute
+	for _, r := range m.Routes {
+		routes = append(routes, schema.StudyRoute{Route: r.Name, Model: r.Model, Provider: r.Provider, Adapter: r.Adapter,
+			Reasoning: r.Reasoning, PriceInput: r.Prices.Input, PriceOutput: r.Prices.Output,
+			PriceReasoning: r.Prices.Reasoning, PriceCacheRead: r.Prices.CacheRead})
+	}
+	var evals []schema.StudyEval
+	for _, name := range m.EvalNames {
+		p := m.Profiles[name]
+		evals = append(evals, schema.StudyEval{Eval: name, Title: p.Title, Kind: p.Kind, Metric: p.Headline.Metric,
+			Scale: p.Headline.Scale, HigherIsBetter: p.Headline.HigherIsBetter, JudgeWhere: p.Judge.Where,
+			JudgeGuarded: p.Judge.Guarded, Profile: p.File})
+	}
+	var cells []schema.PrimaryCell
+	seen := map[[2]string]bool{}
+	for _, c := range m.PrimaryCells {
+		for _, want := range c.Routes {
+			for _, r := range m.Routes {
+				if want == "all" || want == r.Name || want == "reasoning" && r.Reasoning {
+					k := [2]string{c.Eval, r.Name}
+					if !seen[k] {
+						seen[k] = true
+						cells = append(cells, schema.PrimaryCell{Eval: c.Eval, Route: r.Name})
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		return cells[i].Eval+"\x00"+cells[i].Route < cells[j].Eval+"\x00"+cells[j].Route
+	})
+	if err := writeRows(ds, "study_routes", routes); err != nil {
+		return err
+	}
+	if err := writeRows(ds, "study_evals", evals); err != nil {
+		return err
+	}
+	return writeRows(ds, "primary_cells", cells)
+}
+
+// replyOutcomes evaluates, per re-scored reply, whether the eval's own
+// scorer counted it as a refusal (the profile's refused predicate over the
+// logged score) and its D2 refusal form.
+func replyOutcomes(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema.ReplyOutcome, error) {
+	var out []schema.ReplyOutcome
+	for _, name := range m.EvalNames {
+		p := m.Profiles[name]
+		refused := "NULL"
+		if p.Refused != "" {
+			refused = "(" + p.Refused + ")"
+		}
+		q := fmt.Sprintf(`WITH comps AS (
+  SELECT log_id, eval, route, arm, sample_id, epoch, unscored, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
+)
+SELECT c.log_id, c.eval, c.route, c.arm, a.part, c.sample_id, c.epoch, r.class, r.non_answer,
+  CASE WHEN c.unscored THEN NULL ELSE %s END
+FROM comps c JOIN replies r USING (log_id, sample_id, epoch) JOIN log_assignments a USING (log_id)
+ORDER BY c.route, c.arm, c.sample_id, c.epoch, c.log_id`, strings.Join(componentColumns(p), ", "), refused)
+		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
+		if err != nil {
+			return nil, fmt.Errorf("eval %s (%s): refused: %w", name, p.File, err)
+		}
+		for rows.Next() {
+			var o schema.ReplyOutcome
+			var ref sql.NullBool
+			if err := rows.Scan(&o.LogID, &o.Eval, &o.Route, &o.Arm, &o.Part, &o.SampleID, &o.Epoch, &o.Class, &o.NonAnswer, &ref); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if ref.Valid {
+				b := ref.Bool
+				o.Refused = &b
+			}
+			o.Form = form(o.Class, o.Refused)
+			o.PairKey = PairKey(o.Eval, o.Route, o.SampleID, o.Epoch)
+			out = append(out, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// form is a reply's refusal form for D2 (design.md): its class when a
+// provider signalled the refusal, "text" for an answer the eval's scorer
+// counts as a refusal, else "none".
+func form(class string, refused *bool) string {
+	switch class {
+	case classify.Filtered, classify.RefusalFlag, classify.ErrorText:
+		return class
+	}
+	if refused != nil && *refused && (class == classify.Answer || class == classify.TruncatedText) {
+		return "text"
+	}
+	return "none"
+}
+
+// PairKey pairs a re-run with the reply it re-runs: eval, route, sample id
+// and epoch.
+func PairKey(eval, route, sampleID string, epoch int64) string {
+	return fmt.Sprintf("%s/%s/%s/%d", eval, route, sampleID, epoch)
+}
+
+// pairReruns pairs every wide and control re-run with its default-arm
+// original, and reports re-runs without an original and planned re-runs
+// that never ran.
+func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) []schema.Rerun {
+	orig := map[string]*schema.ReplyOutcome{}
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Arm == "default" && o.Part == "A" {
+			if _, dup := orig[o.PairKey]; !dup {
+				orig[o.PairKey] = o
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []schema.Rerun
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Arm != "wide" && o.Arm != "control" {
+			continue
+		}
+		seen[o.Arm+"|"+o.PairKey] = true
+		r := schema.Rerun{Eval: o.Eval, Route: o.Route, Arm: o.Arm, SampleID: o.SampleID, Epoch: o.Epoch,
+			RerunLogID: ptr(o.LogID), RerunClass: ptr(o.Class), RerunRefused: o.Refused, Status: "no_original"}
+		if og, ok := orig[o.PairKey]; ok {
+			r.Status, r.OrigLogID, r.OrigClass = "paired", ptr(og.LogID), ptr(og.Class)
+		}
+		out = append(out, r)
+	}
+	for _, p := range planned {
+		if seen[p.Arm+"|"+PairKey(p.Eval, p.Route, p.SampleID, p.Epoch)] {
+			continue
+		}
+		r := schema.Rerun{Eval: p.Eval, Route: p.Route, Arm: p.Arm, SampleID: p.SampleID, Epoch: p.Epoch, Status: "not_rerun"}
+		if og, ok := orig[PairKey(p.Eval, p.Route, p.SampleID, p.Epoch)]; ok {
+			r.OrigLogID, r.OrigClass = ptr(og.LogID), ptr(og.Class)
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Eval+a.Route+a.Arm != b.Eval+b.Route+b.Arm {
+			return a.Eval+"\x00"+a.Route+"\x00"+a.Arm < b.Eval+"\x00"+b.Route+"\x00"+b.Arm
+		}
+		if a.SampleID != b.SampleID {
+			return a.SampleID < b.SampleID
+		}
+		return a.Epoch < b.Epoch
+	})
+	return out
+}
+
+// judgeTests reads Part C replay logs: each sample substitutes one
+// non-answer form (sample metadata empties_form) for the response, and the
+// eval's judge grades it; the profile's judge.pass predicate says whether
+// the verdict passes the non-answer (seed section 5).
+func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema.JudgeTest, error) {
+	var out []schema.JudgeTest
+	for _, name := range m.EvalNames {
+		p := m.Profiles[name]
+		pass := "NULL"
+		if p.Judge.Pass != "" {
+			pass = "(" + p.Judge.Pass + ")"
+		}
+		q := fmt.Sprintf(`WITH comps AS (
+  SELECT log_id, sample_id, epoch, unscored, value_json, value_float, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
+), first_judge AS (
+  SELECT log_id, sample_id, epoch, arg_min(model, call_index) AS model, arg_min(temperature, call_index) AS temperature,
+    arg_min(judge_class, call_index) AS judge_class
+  FROM model_calls WHERE kind = 'judge' GROUP BY ALL
+)
+SELECT c.log_id, coalesce(j.model, ''), j.temperature,
+  coalesce(json_extract_string(r.sample_metadata, '$.empties_form'), 'unknown'),
+  coalesce(json_extract_string(r.sample_metadata, '$.empties_sample_id'), c.sample_id),
+  c.epoch, c.value_json, c.value_float, CASE WHEN c.unscored THEN NULL ELSE %s END, coalesce(j.judge_class, '')
+FROM comps c JOIN replies r USING (log_id, sample_id, epoch) JOIN log_assignments a USING (log_id)
+LEFT JOIN first_judge j USING (log_id, sample_id, epoch)
+WHERE a.part = 'C'
+ORDER BY 4, 5, 6, 1`, strings.Join(componentColumns(p), ", "), pass)
+		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
+		if err != nil {
+			return nil, fmt.Errorf("eval %s (%s): judge.pass: %w", name, p.File, err)
+		}
+		for rows.Next() {
+			t := schema.JudgeTest{Eval: name}
+			var temp, vf sql.NullFloat64
+			var passed sql.NullBool
+			if err := rows.Scan(&t.LogID, &t.JudgeModel, &temp, &t.Form, &t.SampleID, &t.Repeat, &t.VerdictJSON, &vf, &passed, &t.JudgeClass); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			t.Temperature, t.VerdictFloat = nullable(temp), nullable(vf)
+			if passed.Valid {
+				b := passed.Bool
+				t.Passed = &b
+			}
+			out = append(out, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func ptr(s string) *string { return &s }
