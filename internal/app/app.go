@@ -22,6 +22,7 @@ import (
 	"empties/stages/rescore"
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
+	"empties/stages/selectplan"
 	"empties/stages/sqlcmd"
 )
 
@@ -35,6 +36,7 @@ func Commands() []*cli.Command {
 		classify.Command(),
 		sample.Command(),
 		rescore.Command(),
+		selectplan.Command(),
 		check.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),

@@ -52,6 +52,9 @@ func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, err
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
 		}
+		if err := checkColumns(ctx, db, t); err != nil {
+			return nil, fmt.Errorf("%s: %w", store.TableGlob(dataDir, t.Name), err)
+		}
 		found = append(found, t.Name)
 	}
 	return found, nil
@@ -69,4 +72,31 @@ func WriteViewsDB(ctx context.Context, file, dataDir string) error {
 		return err
 	}
 	return db.Close()
+}
+
+// checkColumns compares a view's columns with the declared schema, so data
+// written by another version of empties fails with a clear message instead
+// of a binder error deep in a query.
+func checkColumns(ctx context.Context, db *sql.DB, t schema.Table) error {
+	rows, err := db.QueryContext(ctx, "SELECT column_name FROM (DESCRIBE "+Ident(t.Name)+")")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		got = append(got, name)
+	}
+	var want []string
+	for _, c := range t.Columns() {
+		want = append(want, c.Name)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		return fmt.Errorf("table %s was written by another version of empties (columns differ from `empties schema %s`); re-run the stage that writes it (ingest, or rescore for its tables)", t.Name, t.Name)
+	}
+	return rows.Err()
 }

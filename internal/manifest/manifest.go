@@ -35,6 +35,8 @@ type Manifest struct {
 	Thresholds      Thresholds          `yaml:"thresholds"`
 	Bootstrap       Bootstrap           `yaml:"bootstrap"`
 	Budget          Budget              `yaml:"budget"`
+	Arms            Arms                `yaml:"arms"`
+	PartC           PartC               `yaml:"part_c"`
 	Profiles        map[string]*Profile `yaml:"-"`
 }
 
@@ -120,6 +122,44 @@ type Thresholds struct {
 type Bootstrap struct {
 	Seed      uint64 `yaml:"seed"`
 	Resamples int    `yaml:"resamples"`
+}
+
+// Arms holds the settings of the re-run arms.
+type Arms struct {
+	Wide    WideArm    `yaml:"wide"`
+	Control ControlArm `yaml:"control"`
+}
+
+// WideArm re-runs every truncated_empty reply once with more room.
+type WideArm struct {
+	MaxTokens int `yaml:"max_tokens"`
+}
+
+// ControlArm re-runs randomly chosen non-answer replies at the same settings.
+type ControlArm struct {
+	Replies int `yaml:"replies"`
+}
+
+// PartC says which judges are tested on which non-answer forms.
+type PartC struct {
+	Evals map[string]PartCEval `yaml:"evals"`
+	Forms []Form               `yaml:"forms"`
+}
+
+// PartCEval is the size of one judge's test.
+type PartCEval struct {
+	Samples int `yaml:"samples"`
+	Repeats int `yaml:"repeats"`
+}
+
+// Form is a non-answer form substituted for a response in Part C.
+type Form struct {
+	Name string `yaml:"name"`
+	Text string `yaml:"text"`
+	// PassesGuard: the form is not whitespace, so it reaches judges
+	// guarded by preset_score_on_no_response.
+	PassesGuard bool   `yaml:"passes_guard"`
+	Source      string `yaml:"source"`
 }
 
 // Budget of the study.
@@ -258,6 +298,25 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 	}
 	if m.Bootstrap.Resamples < 100 {
 		return fail("bootstrap", "bootstrap: resamples must be at least 100, not %d", m.Bootstrap.Resamples)
+	}
+	if m.Arms.Wide.MaxTokens <= 0 || m.Arms.Control.Replies <= 0 {
+		return fail("arms", "arms: wide.max_tokens and control.replies must be positive")
+	}
+	for name, e := range m.PartC.Evals {
+		if _, ok := m.Profiles[name]; !ok {
+			return fail("part_c", "part_c: eval %q is not one of the study's evals", name)
+		}
+		if e.Samples <= 0 || e.Repeats <= 0 {
+			return fail("part_c", "part_c: eval %q needs positive samples and repeats", name)
+		}
+	}
+	for _, f := range m.PartC.Forms {
+		if f.Name == "" {
+			return fail("part_c", "part_c: every form needs a name")
+		}
+		if f.PassesGuard == (strings.TrimSpace(f.Text) == "") {
+			return fail("part_c", "part_c: form %q: passes_guard must be true exactly when its text is not blank", f.Name)
+		}
 	}
 	if m.Budget.CeilingUSD <= 0 {
 		return fail("budget", "budget: ceiling_usd must be positive")

@@ -1,0 +1,370 @@
+// Package selectplan chooses what the arms that start from collected replies
+// run (`empties select`): the wide arm (every truncated_empty reply once more
+// with more room), the control arm (randomly chosen non-answers at the same
+// settings) and Part C (judges grading non-answer forms). It writes a plan a
+// person can read and run, the same plan as JSON for a script, and records
+// the planned re-runs so their results can be paired back.
+package selectplan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	json "github.com/goccy/go-json"
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/manifest"
+	"empties/internal/store"
+	"empties/schema"
+	"empties/stages/classify"
+)
+
+// Options configure a plan.
+type Options struct {
+	Kind     string // wide, control, partc
+	Data     string
+	Manifest string
+	Out      string // PLAN: writes PLAN.md and PLAN.json
+}
+
+// Command returns the `select` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:      "select",
+		Usage:     "plan the wide and control re-runs and the Part C judge tests",
+		ArgsUsage: "wide|control|partc",
+		Description: `Chooses what to run from the replies already collected (after rescore):
+
+   wide     every truncated_empty reply of the default arm, once, at the
+            manifest's arms.wide.max_tokens (D1(b))
+   control  arms.control.replies non-answer replies of the default arm, drawn
+            with the manifest's seed, at the eval's own settings
+   partc    per judge in part_c.evals, samples drawn with the seed, each with
+            every non-answer form that can reach that judge (guarded judges
+            only get forms that pass their guard), with its repeats
+
+Writes PLAN.md (per eval × route: sample ids, epochs, settings and a
+ready-to-run inspect command) and PLAN.json (the same, for a script), records
+the planned re-runs in the dataset (planned_reruns) so rescore can report
+re-runs without an original and planned re-runs that never ran, and prints
+the plan's size and estimated cost against the budget ceiling. The same data
+and seed give the same plan.
+
+Examples:
+   empties select wide --data data/study --manifest data/study.yaml --out plans/wide
+   empties select control --data data/study --manifest data/study.yaml --out plans/control
+   empties select partc --data data/study --manifest data/study.yaml --out plans/partc`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` (after rescore)", Required: true},
+			&cli.StringFlag{Name: "manifest", Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plan path `PLAN` (writes PLAN.md and PLAN.json)", Required: true},
+		},
+		Arguments: []cli.Argument{&cli.StringArg{Name: "kind"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return Run(ctx, Options{Kind: c.StringArg("kind"), Data: c.String("data"), Manifest: c.String("manifest"), Out: c.String("out")}, c.Root().Writer)
+		},
+	}
+}
+
+// Plan is the JSON form of a plan.
+type Plan struct {
+	Kind     string  `json:"kind"`
+	Manifest string  `json:"manifest"`
+	Data     string  `json:"data"`
+	Seed     uint64  `json:"seed"`
+	Groups   []Group `json:"groups"`
+	Size     Size    `json:"size"`
+	Cost     Cost    `json:"cost"`
+}
+
+// Group is what one eval × route runs.
+type Group struct {
+	Eval     string            `json:"eval"`
+	Route    string            `json:"route"`
+	Task     string            `json:"task"`
+	TaskArgs map[string]any    `json:"task_args,omitempty"`
+	Model    string            `json:"model"`
+	Settings map[string]any    `json:"settings,omitempty"`
+	Metadata map[string]string `json:"metadata"`
+	Epochs   int64             `json:"epochs"`
+	Judge    string            `json:"judge,omitempty"`
+	Samples  []Sample          `json:"samples"`
+	Command  string            `json:"command,omitempty"`
+}
+
+// Sample is one sample to run.
+type Sample struct {
+	ID            string `json:"id"`
+	IDType        string `json:"id_type"`
+	Epoch         int64  `json:"epoch,omitempty"`
+	OriginalLog   string `json:"original_log"`
+	OriginalClass string `json:"original_class,omitempty"`
+	Forms         []Form `json:"forms,omitempty"`
+}
+
+// Form is a Part C form with its repeats.
+type Form struct {
+	Name    string `json:"name"`
+	Text    string `json:"text"`
+	Repeats int    `json:"repeats"`
+}
+
+// Size of a plan.
+type Size struct {
+	Samples int `json:"samples"`
+	Calls   int `json:"calls"`
+}
+
+// Cost estimates a plan in US dollars.
+type Cost struct {
+	EstimateUSD   float64  `json:"estimate_usd"`
+	UpperBoundUSD float64  `json:"upper_bound_usd"`
+	SpentUSD      float64  `json:"spent_usd"`
+	CeilingUSD    float64  `json:"ceiling_usd"`
+	WithinBudget  bool     `json:"within_budget"`
+	Unpriced      []string `json:"unpriced,omitempty"`
+}
+
+// Run writes the plan.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	switch opts.Kind {
+	case "wide", "control", "partc":
+	case "":
+		return cliutil.Usagef("select: say what to plan: wide, control or partc")
+	default:
+		return cliutil.Usagef("select: %q: plans are wide, control and partc", opts.Kind)
+	}
+	if !store.HasTable(opts.Data, "reply_outcomes") {
+		return cliutil.Usagef("select: %s has no reply_outcomes; run `empties rescore --data %s --manifest FILE` first", opts.Data, opts.Data)
+	}
+	m, err := manifest.Load(opts.Manifest, manifest.Options{})
+	if err != nil {
+		return err
+	}
+	in, err := load(opts.Data)
+	if err != nil {
+		return err
+	}
+	var plan *Plan
+	switch opts.Kind {
+	case "wide":
+		plan = planReruns(m, in, "wide", wideTargets(in))
+	case "control":
+		plan = planReruns(m, in, "control", controlTargets(m, in))
+	case "partc":
+		plan = planPartC(m, in)
+	}
+	plan.Kind, plan.Manifest, plan.Data, plan.Seed = opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
+	plan.Cost.CeilingUSD = m.Budget.CeilingUSD
+	plan.Cost.SpentUSD = spent(m, in)
+	plan.Cost.WithinBudget = plan.Cost.SpentUSD+plan.Cost.UpperBoundUSD <= plan.Cost.CeilingUSD
+	if err := writePlan(opts.Out, plan); err != nil {
+		return err
+	}
+	if opts.Kind != "partc" {
+		if err := recordPlanned(ctx, opts.Data, opts.Out, plan); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "%s plan: %d groups, %d samples, %d model calls\n", opts.Kind, len(plan.Groups), plan.Size.Samples, plan.Size.Calls)
+	fmt.Fprintf(w, "estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling: %s\n",
+		plan.Cost.EstimateUSD, plan.Cost.UpperBoundUSD, plan.Cost.SpentUSD, plan.Cost.CeilingUSD,
+		map[bool]string{true: "within budget", false: "OVER BUDGET"}[plan.Cost.WithinBudget])
+	if len(plan.Cost.Unpriced) > 0 {
+		fmt.Fprintf(w, "no prices for: %s (add them to the manifest's routes)\n", strings.Join(plan.Cost.Unpriced, ", "))
+	}
+	fmt.Fprintf(w, "wrote %s.md and %s.json\n", opts.Out, opts.Out)
+	return nil
+}
+
+// target is one reply to re-run.
+type target struct {
+	o     *schema.ReplyOutcome
+	reply *schema.Reply
+}
+
+func wideTargets(in *inputs) []target {
+	var out []target
+	for i := range in.outcomes {
+		o := &in.outcomes[i]
+		if o.Arm == "default" && o.Part == "A" && o.Class == classify.TruncatedEmpty {
+			out = append(out, target{o, in.reply(o)})
+		}
+	}
+	return out
+}
+
+// controlTargets draws the control replies: the non-answers of the default
+// arm ranked by a hash of the seed and each reply's identity.
+func controlTargets(m *manifest.Manifest, in *inputs) []target {
+	var pool []target
+	for i := range in.outcomes {
+		o := &in.outcomes[i]
+		if o.Arm == "default" && o.Part == "A" && o.NonAnswer {
+			pool = append(pool, target{o, in.reply(o)})
+		}
+	}
+	sort.Slice(pool, func(i, j int) bool {
+		return rank(m.Bootstrap.Seed, "control", in.logs[pool[i].o.LogID].SHA256, pool[i].o.SampleID, pool[i].o.Epoch) <
+			rank(m.Bootstrap.Seed, "control", in.logs[pool[j].o.LogID].SHA256, pool[j].o.SampleID, pool[j].o.Epoch)
+	})
+	if len(pool) > m.Arms.Control.Replies {
+		pool = pool[:m.Arms.Control.Replies]
+	}
+	return pool
+}
+
+func rank(seed uint64, parts ...any) uint64 {
+	h := sha256.New()
+	fmt.Fprint(h, seed)
+	for _, p := range parts {
+		fmt.Fprintf(h, "\x00%v", p)
+	}
+	return binary.BigEndian.Uint64(h.Sum(nil))
+}
+
+func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) *Plan {
+	type key struct{ eval, route, log string }
+	groups := map[key]*Group{}
+	var order []key
+	plan := &Plan{}
+	for _, t := range targets {
+		l := in.logs[t.o.LogID]
+		k := key{t.o.Eval, t.o.Route, t.o.LogID}
+		g := groups[k]
+		if g == nil {
+			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Task: l.Task, Model: l.Model, TaskArgs: jsonMap(l.TaskArgs),
+				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": "A"}}
+			if arm == "wide" {
+				g.Settings = map[string]any{"max_tokens": m.Arms.Wide.MaxTokens}
+			}
+			groups[k] = g
+			order = append(order, k)
+		}
+		s := Sample{ID: t.o.SampleID, Epoch: t.o.Epoch, OriginalLog: l.Path, OriginalClass: t.o.Class}
+		if t.reply != nil {
+			s.IDType = t.reply.SampleIDType
+		}
+		g.Samples = append(g.Samples, s)
+		g.Epochs = max(g.Epochs, t.o.Epoch)
+		plan.Size.Samples++
+		plan.Size.Calls++
+		est, upper, ok := rerunCost(m, t, arm)
+		if !ok {
+			plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, t.o.Route)
+		}
+		plan.Cost.EstimateUSD += est
+		plan.Cost.UpperBoundUSD += upper
+	}
+	sort.Slice(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		return a.eval+"\x00"+a.route+"\x00"+a.log < b.eval+"\x00"+b.route+"\x00"+b.log
+	})
+	for _, k := range order {
+		g := groups[k]
+		sort.Slice(g.Samples, func(i, j int) bool {
+			if g.Samples[i].ID != g.Samples[j].ID {
+				return g.Samples[i].ID < g.Samples[j].ID
+			}
+			return g.Samples[i].Epoch < g.Samples[j].Epoch
+		})
+		g.Command = command(g)
+		plan.Groups = append(plan.Groups, *g)
+	}
+	return plan
+}
+
+// command is the inspect command that runs a group: the same task and
+// arguments, the route's model, the changed settings, and eval metadata that
+// tells rescore which arm, eval and route the log belongs to. Epochs run up
+// to the highest planned epoch, so epoch n pairs with epoch n.
+func command(g *Group) string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, s := range g.Samples {
+		if !seen[s.ID] {
+			seen[s.ID] = true
+			ids = append(ids, s.ID)
+		}
+	}
+	parts := []string{"inspect", "eval", shellQuote(g.Task), "--model", shellQuote(g.Model)}
+	keys := make([]string, 0, len(g.TaskArgs))
+	for k := range g.TaskArgs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, _ := json.Marshal(g.TaskArgs[k])
+		val := string(v)
+		if s, ok := g.TaskArgs[k].(string); ok {
+			val = s
+		}
+		parts = append(parts, "-T", shellQuote(k+"="+val))
+	}
+	parts = append(parts, "--sample-id", shellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
+	if mt, ok := g.Settings["max_tokens"]; ok {
+		parts = append(parts, "--max-tokens", fmt.Sprint(mt))
+	}
+	mkeys := make([]string, 0, len(g.Metadata))
+	for k := range g.Metadata {
+		mkeys = append(mkeys, k)
+	}
+	sort.Strings(mkeys)
+	for _, k := range mkeys {
+		parts = append(parts, "--metadata", shellQuote(k+"="+g.Metadata[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func jsonMap(raw *string) map[string]any {
+	if raw == nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(*raw), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+func writePlan(out string, plan *Plan) error {
+	b, err := json.MarshalIndent(plan, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(out+".json", append(b, '\n')); err != nil {
+		return err
+	}
+	return writeFile(out+".md", []byte(markdown(plan)))
+}
+
+func writeFile(p string, data []byte) error {
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
