@@ -1,6 +1,7 @@
 package evallog
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -15,8 +16,10 @@ type DecodedSample struct {
 	// Sanitized reports that the sample held bare NaN/Infinity literals;
 	// raw values taken from it go through RestoreNonFinite.
 	Sanitized bool
-	// Attachments maps hashes to content for attachment:// and tc:// refs.
-	attachments map[string]string
+	// attachments is the raw {hash: content} object that attachment:// and
+	// tc:// refs point into; values are decoded only when a ref needs them.
+	attachments json.RawMessage
+	resolved    map[string]string
 	messages    []json.RawMessage
 }
 
@@ -37,7 +40,7 @@ func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 		if len(d.Events) == 0 {
 			d.Events = t.Events
 		}
-		if len(d.attachments) == 0 {
+		if isNull(d.attachments) {
 			d.attachments = t.Content
 		}
 	}
@@ -88,10 +91,61 @@ func (d *DecodedSample) Resolve(s string) string {
 	default:
 		return s
 	}
-	if v, ok := d.attachments[hash]; ok {
+	if v, ok := d.resolved[hash]; ok {
 		return v
 	}
-	return s
+	v, ok := lookupString(d.attachments, hash)
+	if !ok {
+		return s
+	}
+	if d.resolved == nil {
+		d.resolved = map[string]string{}
+	}
+	d.resolved[hash] = v
+	return v
+}
+
+// lookupString finds the string value of key in a raw JSON object without
+// decoding the rest: a sample's attachments can be a large share of its
+// bytes, and only the few a reply or judge text refers to are needed. Inside
+// a JSON string every quote is escaped, so `"key":` can only be a key.
+func lookupString(obj json.RawMessage, key string) (string, bool) {
+	needle := []byte(`"` + key + `"`)
+	for off := 0; off < len(obj); {
+		i := bytes.Index(obj[off:], needle)
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + len(needle)
+		j := off
+		for j < len(obj) && (obj[j] == ' ' || obj[j] == '\n' || obj[j] == '\t' || obj[j] == '\r') {
+			j++
+		}
+		if j >= len(obj) || obj[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(obj) && (obj[j] == ' ' || obj[j] == '\n' || obj[j] == '\t' || obj[j] == '\r') {
+			j++
+		}
+		if j >= len(obj) || obj[j] != '"' {
+			return "", false
+		}
+		end := j + 1
+		for end < len(obj) && obj[end] != '"' {
+			if obj[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		var v string
+		if json.Unmarshal(obj[j:min(end+1, len(obj))], &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
+	return "", false
 }
 
 // InputMessages returns a model event's input messages, expanding input_refs

@@ -89,7 +89,7 @@ type Sample struct {
 	Score       *Score            `json:"score"` // log version 1
 	Events      []Event           `json:"events"`
 	Transcript  *Transcript       `json:"transcript"` // logs of 2024
-	Attachments map[string]string `json:"attachments"`
+	Attachments json.RawMessage   `json:"attachments"`
 	EventsData  *Pools            `json:"events_data"`
 	MessagePool []json.RawMessage `json:"message_pool"` // log version 3
 	CallPool    []json.RawMessage `json:"call_pool"`    // log version 3
@@ -100,8 +100,8 @@ type Sample struct {
 
 // Transcript is the 2024 container of events and attachments.
 type Transcript struct {
-	Events  []Event           `json:"events"`
-	Content map[string]string `json:"content"`
+	Events  []Event         `json:"events"`
+	Content json.RawMessage `json:"content"`
 }
 
 // Pools hold the messages and raw calls that model events refer to by range.

@@ -209,7 +209,11 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 		}
 	}()
 
-	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr}
+	sk, err := openSinks(ds)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr, sinks: sk}
 	var werr error
 	for it := range order {
 		if werr != nil || ctx.Err() != nil {
@@ -227,6 +231,9 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	}
 	wg.Wait()
 	w.abort()
+	if err := sk.close(); err != nil && werr == nil {
+		werr = err
+	}
 	if werr != nil {
 		return nil, werr
 	}
@@ -266,20 +273,60 @@ func runJob(j *job) (res jobResult) {
 	return jobResult{rows: rows, err: err}
 }
 
-// writer stages the rows of the current file, and keeps or drops them whole.
+// writer collects the rows of the current file and hands them to the table
+// sinks only once the whole file has been read, so a file that fails
+// part-way leaves nothing behind. One file's rows are held in memory: the
+// rows are small next to the raw log (no events, no inputs).
 type writer struct {
 	ds     *store.Dataset
 	sum    *Summary
 	prog   *progress
 	stderr io.Writer
+	sinks  *sinks
 
 	cur     *evallog.Log
 	ctx     *logContext
 	failed  bool
-	replies *store.Writer[schema.Reply]
-	scores  *store.Writer[schema.Score]
-	calls   *store.Writer[schema.ModelCall]
-	classes map[string]int64
+	replies []schema.Reply
+	scores  []schema.Score
+	calls   []schema.ModelCall
+}
+
+// sinks write the four big tables concurrently.
+type sinks struct {
+	logs    *store.Sink[schema.Log]
+	replies *store.Sink[schema.Reply]
+	scores  *store.Sink[schema.Score]
+	calls   *store.Sink[schema.ModelCall]
+}
+
+func openSinks(ds *store.Dataset) (*sinks, error) {
+	var s sinks
+	var err error
+	if s.logs, err = store.NewSink[schema.Log](ds, "logs"); err != nil {
+		return nil, err
+	}
+	if s.replies, err = store.NewSink[schema.Reply](ds, "replies"); err != nil {
+		return nil, err
+	}
+	if s.scores, err = store.NewSink[schema.Score](ds, "scores"); err != nil {
+		return nil, err
+	}
+	if s.calls, err = store.NewSink[schema.ModelCall](ds, "model_calls"); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// close flushes every sink and returns the first error.
+func (s *sinks) close() error {
+	var first error
+	for _, c := range []func() error{s.logs.Close, s.replies.Close, s.scores.Close, s.calls.Close} {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (w *writer) handle(it item) error {
@@ -288,17 +335,8 @@ func (w *writer) handle(it item) error {
 		w.fail(it.path, "", it.err)
 		w.prog.file(0)
 	case it.log != nil:
-		w.cur, w.ctx, w.failed, w.classes = it.log, it.ctx, false, map[string]int64{}
-		var err error
-		if w.replies, err = store.NewWriter[schema.Reply](w.ds, "replies"); err != nil {
-			return err
-		}
-		if w.scores, err = store.NewWriter[schema.Score](w.ds, "scores"); err != nil {
-			return err
-		}
-		if w.calls, err = store.NewWriter[schema.ModelCall](w.ds, "model_calls"); err != nil {
-			return err
-		}
+		w.cur, w.ctx, w.failed = it.log, it.ctx, false
+		w.replies, w.scores, w.calls = nil, nil, nil
 	case it.sample != nil:
 		res := <-it.sample.result
 		if w.failed {
@@ -309,19 +347,12 @@ func (w *writer) handle(it item) error {
 			return nil
 		}
 		r := res.rows
-		if err := w.replies.Write(r.Reply); err != nil {
-			return err
-		}
-		if err := w.scores.Write(r.Scores...); err != nil {
-			return err
-		}
-		if err := w.calls.Write(r.Calls...); err != nil {
-			return err
-		}
-		w.classes[r.Reply.Class]++
+		w.replies = append(w.replies, r.Reply)
+		w.scores = append(w.scores, r.Scores...)
+		w.calls = append(w.calls, r.Calls...)
 		w.prog.sample()
 	case it.end:
-		return w.endFile()
+		w.endFile()
 	}
 	return nil
 }
@@ -339,56 +370,39 @@ func (w *writer) fail(path, member string, err error) {
 	}
 }
 
-func (w *writer) endFile() error {
+func (w *writer) endFile() {
 	l := w.cur
-	defer func() { w.cur = nil; l.Close() }()
+	w.cur = nil
+	defer l.Close()
 	if w.failed {
-		w.discard()
+		w.replies, w.scores, w.calls = nil, nil, nil
 		w.prog.file(0)
-		return nil
+		return
 	}
-	logs, err := store.NewWriter[schema.Log](w.ds, "logs")
-	if err != nil {
-		return err
-	}
-	if err := logs.Write(logRow(w.ctx, l, w.replies.Rows())); err != nil {
-		return err
-	}
-	for _, k := range []interface{ Keep(*store.Dataset) error }{logs, w.replies, w.scores, w.calls} {
-		if err := k.Keep(w.ds); err != nil {
-			return err
-		}
-	}
-	w.sum.Samples += w.replies.Rows()
+	w.sinks.logs.Write([]schema.Log{logRow(w.ctx, l, int64(len(w.replies)))})
+	w.sinks.replies.Write(w.replies)
+	w.sinks.scores.Write(w.scores)
+	w.sinks.calls.Write(w.calls)
+	w.sum.Samples += int64(len(w.replies))
 	w.sum.Bytes += l.Size
-	for c, n := range w.classes {
-		w.sum.Classes[c] += n
+	for i := range w.replies {
+		w.sum.Classes[w.replies[i].Class]++
 	}
 	w.replies, w.scores, w.calls = nil, nil, nil
 	w.prog.file(l.Size)
-	return nil
-}
-
-func (w *writer) discard() {
-	if w.replies != nil {
-		w.replies.Discard()
-		w.scores.Discard()
-		w.calls.Discard()
-		w.replies, w.scores, w.calls = nil, nil, nil
-	}
 }
 
 // abort drops the rows of an unfinished file (on cancellation).
 func (w *writer) abort() {
-	w.discard()
+	w.replies, w.scores, w.calls = nil, nil, nil
 	if w.cur != nil {
 		w.cur.Close()
 		w.cur = nil
 	}
 }
 
-// finish merges the staged tables, writes ingest_errors and the DuckDB view
-// file, and swaps everything into the dataset.
+// finish writes ingest_errors and the DuckDB view file, and swaps every
+// table into the dataset.
 func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	errs, err := store.NewWriter[schema.IngestError](ds, "ingest_errors")
 	if err != nil {
@@ -400,7 +414,7 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	if err := errs.Keep(ds); err != nil {
 		return err
 	}
-	if err := mergeAll(ds); err != nil {
+	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
 		return err
 	}
 	if err := ds.Commit(); err != nil {
@@ -416,25 +430,6 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	}
 	os.Remove(tmp + ".wal")
 	return ds.Commit(dbName)
-}
-
-func mergeAll(ds *store.Dataset) error {
-	steps := []struct {
-		table string
-		merge func(*store.Dataset, string) error
-	}{
-		{"logs", store.Merge[schema.Log]},
-		{"replies", store.Merge[schema.Reply]},
-		{"scores", store.Merge[schema.Score]},
-		{"model_calls", store.Merge[schema.ModelCall]},
-		{"ingest_errors", store.Merge[schema.IngestError]},
-	}
-	for _, s := range steps {
-		if err := s.merge(ds, s.table); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func newLogContext(path string, l *evallog.Log) *logContext {

@@ -1,0 +1,288 @@
+#!/usr/bin/env python
+"""`make bench`: throughput and peak memory of `empties ingest`.
+
+    .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench
+
+1. Builds (or reuses) a corpus of >= 1 GB raw JSON of real-writer logs under
+   WORK/corpus (scripts/bench/make_corpus.py) and builds the floor program
+   (scripts/bench/floor) into WORK/floor.
+2. Reads every corpus file once so that all runs find it in the page cache.
+3. Runs, each in its own child process, with wall time and peak RSS
+   (ru_maxrss from os.wait4), each --repeat times (default 3; the fastest run
+   counts, peak RSS is the highest of the runs, so that other load on the
+   machine shows less):
+     a. empties ingest CORPUS --out WORK/out --progress never   (full corpus)
+     b. the floor (inflate + JSON decode only, same parallelism) (full corpus)
+     c. inspect_ai's read_eval_log(path), default arguments, on a SUBSET of
+        the corpus (>= --inspect-mb raw, including an .eval base and the .json
+        base); its rate is what is compared
+     d. empties ingest on about a quarter of the corpus (peak RSS vs. a)
+4. Prints a table and the targets, and writes WORK/bench.json.
+
+Raw bytes are the same for every row: the uncompressed JSON of the files a run
+processed (for .eval the sum of ZipInfo.file_size over all members, for .json
+the file size), the measure the corpus is sized by. samples/s counts the
+samples of those files (every epoch of a sample counts).
+
+A benchmark prints figures; it does not fail when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+TARGET_INSPECT_X = 20.0   # ingest MB/s >= 20x inspect_ai's
+TARGET_FLOOR_FRAC = 0.5   # ingest MB/s >= half the floor's
+TARGET_RSS_GROWTH = 1.5   # ingest peak RSS, full corpus / quarter corpus
+
+
+def run_child(argv: list[str], log_prefix: str, label: str) -> dict:
+    """Runs argv; returns wall seconds, peak RSS (MiB), exit code and stdout."""
+    print(f"  {label}: {' '.join(_short(a) for a in argv[:6])}{' ...' if len(argv) > 6 else ''}",
+          flush=True)
+    out_path, err_path = log_prefix + ".stdout", log_prefix + ".stderr"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4 already
+    with open(out_path) as f:
+        stdout = f.read()
+    res = {"wall_seconds": wall, "peak_rss_mib": ru.ru_maxrss / 1024.0,  # KiB on Linux
+           "exit_code": p.returncode, "stdout": stdout,
+           "user_seconds": ru.ru_utime, "sys_seconds": ru.ru_stime}
+    cpu = (ru.ru_utime + ru.ru_stime) / wall if wall else 0
+    print(f"    {wall:.1f}s wall, {cpu:.2f} CPUs busy, peak RSS {res['peak_rss_mib']:.0f} MiB, "
+          f"exit {p.returncode}", flush=True)
+    if p.returncode != 0:
+        with open(err_path) as f:
+            tail = f.read()[-2000:]
+        print(f"    ! exit code {p.returncode}; stderr ({err_path}) ends:\n{tail}", flush=True)
+    return res
+
+
+def best_of(n: int, argv: list[str], log_prefix: str, label: str) -> dict:
+    """Runs argv n times: the fastest run, with the highest peak RSS of all runs."""
+    runs = [run_child(argv, log_prefix, f"{label} [{i + 1}/{n}]" if n > 1 else label) for i in range(n)]
+    best = dict(min(runs, key=lambda r: r["wall_seconds"]))
+    best["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+    best["all_wall_seconds"] = [r["wall_seconds"] for r in runs]
+    best["all_peak_rss_mib"] = [r["peak_rss_mib"] for r in runs]
+    return best
+
+
+def _short(a: str) -> str:
+    return os.path.relpath(a, ROOT) if os.path.isabs(a) else a
+
+
+def warm_cache(paths: list[str]) -> float:
+    t0 = time.perf_counter()
+    buf = bytearray(1 << 20)
+    for p in paths:
+        with open(p, "rb", buffering=0) as f:
+            while f.readinto(buf):
+                pass
+    return time.perf_counter() - t0
+
+
+def pick(files: list[dict], min_raw: int, must: list[str]) -> list[dict]:
+    """The files named in must, then further files in corpus order, until min_raw."""
+    chosen = [f for f in files if f["path"] in must]
+    raw = sum(f["raw"] for f in chosen)
+    for f in files:
+        if raw >= min_raw:
+            break
+        if f not in chosen:
+            chosen.append(f)
+            raw += f["raw"]
+    return chosen
+
+
+def row(name: str, raw: int, samples: int, seconds: float, rss: float, files: int, note: str) -> dict:
+    return {"name": name, "files": files, "raw_bytes": raw, "samples": samples, "seconds": seconds,
+            "mb_per_s": raw / 1e6 / seconds, "samples_per_s": samples / seconds,
+            "peak_rss_mib": rss, "note": note}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="throughput and peak memory of empties ingest")
+    ap.add_argument("--bin", default="bin/empties", help="the empties binary")
+    ap.add_argument("--work", default="bench", help="work folder (corpus, outputs, bench.json)")
+    ap.add_argument("--target-gb", type=float, default=1.0, help="corpus size, GB of raw JSON")
+    ap.add_argument("--inspect-mb", type=float, default=160.0,
+                    help="raw MB of the subset read by inspect_ai")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each measurement; the fastest counts, peak RSS is the highest")
+    ap.add_argument("--workers", "-j", type=int, default=0,
+                    help="workers for ingest and the floor (0 = one per CPU)")
+    a = ap.parse_args()
+
+    t_start = time.perf_counter()
+    binary = os.path.abspath(a.bin)
+    work = os.path.abspath(a.work)
+    os.makedirs(work, exist_ok=True)
+    logs = os.path.join(work, "logs")
+    os.makedirs(logs, exist_ok=True)
+    workers = a.workers or os.cpu_count()
+
+    print(f"== empties bench: {platform.node()}, {os.cpu_count()} CPUs, {_cpu_model()}, "
+          f"{workers} workers; Python {platform.python_version()}, inspect_ai {_inspect_version()}",
+          flush=True)
+
+    # 1. corpus and floor program. The corpus is written by a child process:
+    # this process must stay small, because a child's ru_maxrss starts from
+    # the RSS of the process that forked it (Linux carries the pre-exec high
+    # water mark over exec), so every figure below is at least our own RSS.
+    corpus_dir = os.path.join(work, "corpus")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_corpus.py"), "--out", corpus_dir,
+                    "--target-gb", str(a.target_gb)], cwd=ROOT, check=True)
+    with open(os.path.join(corpus_dir, "CORPUS.marker")) as f:
+        m = json.load(f)
+    files = m["files"]
+    for f in files:
+        f["abs"] = os.path.join(corpus_dir, f["path"])
+    total_raw = sum(f["raw"] for f in files)
+    total_samples = sum(f["samples"] for f in files)
+    floor_bin = os.path.join(work, "floor")
+    subprocess.run(["go", "build", "-o", floor_bin, "./scripts/bench/floor"], cwd=ROOT, check=True)
+
+    # 2. page cache
+    secs = warm_cache([f["abs"] for f in files])
+    print(f"  page cache warmed: {sum(f['size'] for f in files) / 1e6:.0f} MB on disk read in {secs:.1f}s",
+          flush=True)
+
+    # 3. runs
+    runs = {}
+    launcher_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"== runs (peak RSS figures are at least {launcher_mib:.0f} MiB, this launcher's own)", flush=True)
+    out_full = os.path.join(work, "out")
+    runs["ingest"] = best_of(a.repeat, [binary, "ingest", corpus_dir, "--out", out_full, "--progress", "never",
+                                "--workers", str(workers)],
+                               os.path.join(logs, "ingest"), "a. ingest, full corpus")
+    print("    " + runs["ingest"]["stdout"].splitlines()[0] if runs["ingest"]["stdout"] else "", flush=True)
+
+    runs["floor"] = best_of(a.repeat, [floor_bin, "-j", str(workers), corpus_dir],
+                              os.path.join(logs, "floor"), "b. floor, full corpus")
+    floor_out = json.loads(runs["floor"]["stdout"].strip().splitlines()[-1])
+
+    must = [p for p in m["bases"] if p.endswith(".json")] + [p for p in m["bases"] if p.endswith(".eval")][:1]
+    subset = pick(files, int(a.inspect_mb * 1e6), must)
+    runs["inspect"] = best_of(a.repeat, [sys.executable, os.path.join(HERE, "inspect_read.py")] + [f["abs"] for f in subset],
+                                os.path.join(logs, "inspect"), "c. inspect_ai read_eval_log, subset")
+    insp_out = json.loads(runs["inspect"]["stdout"].strip().splitlines()[-1])
+
+    quarter = pick(files, total_raw // 4, [])
+    out_q = os.path.join(work, "out-quarter")
+    runs["ingest_quarter"] = best_of(a.repeat, [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q,
+                                        "--progress", "never", "--workers", str(workers)],
+                                       os.path.join(logs, "ingest-quarter"), "d. ingest, quarter corpus")
+
+    # 4. figures
+    for name, r in runs.items():
+        if r["exit_code"] != 0:
+            print(f"  ! {name} exited with {r['exit_code']}; its figures are not comparable (see {logs}/)")
+    q_raw = sum(f["raw"] for f in quarter)
+    s_raw = sum(f["raw"] for f in subset)
+    s_samples = sum(f["samples"] for f in subset)
+    if insp_out["samples"] != s_samples:
+        print(f"  ! inspect_ai read {insp_out['samples']} samples, the corpus lists {s_samples}")
+    if floor_out["samples"] != total_samples:
+        print(f"  ! the floor decoded {floor_out['samples']} samples, the corpus lists {total_samples}")
+
+    rows = [
+        row("ingest", total_raw, total_samples, runs["ingest"]["wall_seconds"], runs["ingest"]["peak_rss_mib"],
+            len(files), "full corpus, empties ingest (process wall time)"),
+        row("floor", total_raw, floor_out["samples"], runs["floor"]["wall_seconds"], runs["floor"]["peak_rss_mib"],
+            floor_out["files"], "full corpus, inflate + DecodeSample only (process wall time)"),
+        row("inspect_ai", s_raw, insp_out["samples"], insp_out["seconds"], runs["inspect"]["peak_rss_mib"],
+            len(subset), "SUBSET of the corpus, read_eval_log(path) (read loop only, import excluded)"),
+        row("ingest 1/4", q_raw, sum(f["samples"] for f in quarter), runs["ingest_quarter"]["wall_seconds"],
+            runs["ingest_quarter"]["peak_rss_mib"], len(quarter), "quarter corpus, for peak RSS"),
+    ]
+    ing, flo, ins, ingq = rows
+    x_inspect = ing["mb_per_s"] / ins["mb_per_s"]
+    f_floor = ing["mb_per_s"] / flo["mb_per_s"]
+    rss_growth = ing["peak_rss_mib"] / ingq["peak_rss_mib"]
+    targets = [
+        {"target": f"ingest >= {TARGET_INSPECT_X:g}x inspect_ai MB/s", "value": x_inspect,
+         "met": x_inspect >= TARGET_INSPECT_X, "shown": f"{x_inspect:.1f}x"},
+        {"target": f"ingest >= {TARGET_FLOOR_FRAC:g}x floor MB/s", "value": f_floor,
+         "met": f_floor >= TARGET_FLOOR_FRAC, "shown": f"{f_floor:.2f}x"},
+        {"target": f"ingest peak RSS full / quarter corpus <= {TARGET_RSS_GROWTH:g}", "value": rss_growth,
+         "met": rss_growth <= TARGET_RSS_GROWTH,
+         "shown": f"{ing['peak_rss_mib']:.0f} MiB / {ingq['peak_rss_mib']:.0f} MiB = {rss_growth:.2f}"},
+    ]
+
+    print()
+    print(f"corpus: {len(files)} files, {total_samples} samples, {total_raw / 1e9:.2f} GB raw JSON, "
+          f"{sum(f['size'] for f in files) / 1e9:.3f} GB on disk; raw MB = 1e6 bytes of uncompressed JSON")
+    print(f"floor decoded {floor_out['raw_bytes'] / 1e6:.0f} MB of sample JSON (the sample members; "
+          f"the rest of the raw MB is headers, summaries, reductions and journal)")
+    print(f"inspect_ai read a subset: {len(subset)} files ({', '.join(sorted({os.path.splitext(f['path'])[1] for f in subset}))}), "
+          f"{s_raw / 1e6:.0f} MB raw, {s_samples} samples")
+    print(f"best of {a.repeat} runs each; seconds = process wall time (inspect_ai: its read loop, "
+          f"import excluded); peak RSS = ru_maxrss, highest of the runs")
+    print()
+    hdr = f"{'':<12}{'files':>6}{'raw MB':>9}{'samples':>9}{'raw MB/s':>10}{'samples/s':>11}{'seconds':>9}{'peak RSS MiB':>14}"
+    print(hdr)
+    print("-" * len(hdr))
+    for r in rows:
+        print(f"{r['name']:<12}{r['files']:>6}{r['raw_bytes'] / 1e6:>9.0f}{r['samples']:>9}{r['mb_per_s']:>10.1f}"
+              f"{r['samples_per_s']:>11.0f}{r['seconds']:>9.2f}{r['peak_rss_mib']:>14.0f}")
+    print()
+    for t in targets:
+        print(f"  [{'MET' if t['met'] else 'MISSED'}] {t['target']}: {t['shown']}")
+    total = time.perf_counter() - t_start
+    print(f"\nbench wall time {total:.0f}s; figures in {os.path.join(work, 'bench.json')}, "
+          f"child output in {logs}/")
+
+    for r in runs.values():
+        r.pop("stdout", None)
+    with open(os.path.join(work, "bench.json"), "w") as f:
+        json.dump({
+            "host": {"cpus": os.cpu_count(), "cpu": _cpu_model(), "workers": workers,
+                     "python": platform.python_version(), "inspect_ai": _inspect_version()},
+            "corpus": {"dir": corpus_dir, "files": len(files), "samples": total_samples,
+                       "raw_bytes": total_raw, "disk_bytes": sum(f["size"] for f in files),
+                       "bases": m["bases"]},
+            "inspect_subset": [f["path"] for f in subset],
+            "quarter": [f["path"] for f in quarter],
+            "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
+            "bench_seconds": total,
+        }, f, indent=1)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _inspect_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("inspect_ai")
+    except Exception:
+        return "?"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+// Command floor is the throughput floor of `make bench`: it inflates every
+// sample of every log and decodes it with evallog.DecodeSample, with the same
+// parallelism as `empties ingest` (one decoder per CPU by default), and does
+// nothing else: no extraction, no classification, no Parquet. It prints one
+// JSON line: {"files":…, "samples":…, "raw_bytes":…, "seconds":…}, raw_bytes
+// being the summed length of the sample JSON it decoded.
+//
+//	go build -o bench/floor ./scripts/bench/floor
+//	bench/floor [-j N] [-cpuprofile FILE] PATH...
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"empties/internal/evallog"
+)
+
+func main() {
+	workers := flag.Int("j", runtime.GOMAXPROCS(0), "parallel sample decoders")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: floor [-j N] PATH...")
+		os.Exit(2)
+	}
+	files, err := discover(flag.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floor:", err)
+		os.Exit(1)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+
+	start := time.Now()
+	var samples, rawBytes, failures atomic.Int64
+	type job struct {
+		ref  evallog.SampleRef
+		done *sync.WaitGroup // the log's outstanding samples
+	}
+	work := make(chan job, 2*(*workers))
+	var wg sync.WaitGroup
+	for range max(1, *workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				ref := j.ref
+				raw, err := ref.Bytes()
+				j.done.Done()
+				if err == nil {
+					_, err = evallog.DecodeSample(raw, "")
+				}
+				if err != nil {
+					failures.Add(1)
+					fmt.Fprintf(os.Stderr, "floor: %s: %v\n", ref.Member, err)
+					continue
+				}
+				samples.Add(1)
+				rawBytes.Add(int64(len(raw)))
+			}
+		}()
+	}
+	// Logs are opened one after the other, like ingest's dispatcher; a log is
+	// closed once all its samples have been read.
+	var open sync.WaitGroup
+	for _, p := range files {
+		l, err := evallog.Open(p)
+		if err != nil {
+			failures.Add(1)
+			fmt.Fprintf(os.Stderr, "floor: %s: %v\n", p, err)
+			continue
+		}
+		done := new(sync.WaitGroup)
+		done.Add(len(l.Samples))
+		for _, ref := range l.Samples {
+			work <- job{ref, done}
+		}
+		open.Add(1)
+		go func() { defer open.Done(); done.Wait(); l.Close() }()
+	}
+	close(work)
+	wg.Wait()
+	open.Wait()
+	secs := time.Since(start).Seconds()
+
+	out, _ := json.Marshal(map[string]any{
+		"files": len(files), "samples": samples.Load(), "raw_bytes": rawBytes.Load(),
+		"seconds": secs, "workers": *workers, "failures": failures.Load(),
+	})
+	fmt.Println(string(out))
+	if failures.Load() > 0 {
+		os.Exit(1)
+	}
+}
+
+// discover walks files and folders for .eval and .json logs, skipping dot
+// folders, like ingest does.
+func discover(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if q != p && strings.HasPrefix(e.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(q, ".eval") || strings.HasSuffix(q, ".json") {
+				files = append(files, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
