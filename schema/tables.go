@@ -97,7 +97,7 @@ type Score struct {
 	Scorer      string   `parquet:"scorer" doc:"score key (the scorer's registry name, made unique)"`
 	ValueJSON   string   `parquet:"value_json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
 	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
-	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float of a scalar value (C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numeric strings, NaN kept); null for lists, dicts and other strings"`
+	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float: C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numbers and numeric strings as themselves (NaN kept), 0 for other strings, lists and dicts (as inspect_ai, after its warning); NaN for null"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when it is a scalar"`
 	Unscored    bool     `parquet:"unscored" doc:"the value is NaN at the root (Score.unscored(): excluded from metrics)"`
 	Reason      *string  `parquet:"reason,optional" doc:"Score.reason (inspect_ai 0.3.28x+): why the score is what it is, e.g. grade_parse_failure, no_response"`
@@ -199,7 +199,7 @@ type Headline struct {
 	Scored         int64    `parquet:"n_scored" doc:"samples that count in the metric"`
 	Unscored       int64    `parquet:"n_unscored" doc:"samples out of the denominator (unscored under the policy)"`
 	NeedsJudge     int64    `parquet:"n_needs_judge" doc:"samples the policy would send to a judge the run did not call"`
-	Scale          float64  `parquet:"scale" doc:"1 for a 0-1 metric, 100 for 0-100"`
+	Scale          float64  `parquet:"scale" doc:"the metric's range: 1 for 0-1, 100 for 0-100, 5 for StrongREJECT's 0-5; one percentage point is scale/100"`
 	HigherIsBetter bool     `parquet:"higher_is_better" doc:"direction of the metric"`
 	Resamples      int64    `parquet:"resamples" doc:"bootstrap resamples"`
 	Seed           int64    `parquet:"seed" doc:"bootstrap seed (manifest)"`
@@ -260,7 +260,7 @@ type StudyEval struct {
 	Title          string  `parquet:"title" doc:"display title"`
 	Kind           string  `parquet:"kind" doc:"refusal or capability"`
 	Metric         string  `parquet:"metric" doc:"headline metric"`
-	Scale          float64 `parquet:"scale" doc:"1 or 100: one percentage point is scale/100"`
+	Scale          float64 `parquet:"scale" doc:"the metric's range (1, 100, 5): one percentage point is scale/100"`
 	HigherIsBetter bool    `parquet:"higher_is_better" doc:"direction"`
 	JudgeWhere     string  `parquet:"judge_where" doc:"scorer, solver or none"`
 	JudgeGuarded   bool    `parquet:"judge_guarded" doc:"the eval skips its judge on empty completions"`
@@ -331,4 +331,17 @@ type PlannedRerun struct {
 	Route    string `parquet:"route" doc:"route"`
 	SampleID string `parquet:"sample_id" doc:"sample id as text"`
 	Epoch    int64  `parquet:"epoch" doc:"epoch of the reply re-run"`
+}
+
+// Exposure is a row of the exposure table (written by `empties exposure`).
+type Exposure struct {
+	Eval          string  `parquet:"eval" doc:"eval folder under the package (inspect_evals/<eval>/) the finding is reported for"`
+	Criterion     int32   `parquet:"criterion" doc:"1 to 4 (pre-registration section 4); see criterion_name"`
+	CriterionName string  `parquet:"criterion_name" doc:"empty_check, unguarded_judge, max_tokens or refusal_signal"`
+	File          string  `parquet:"file" doc:"Python file, relative to PATH"`
+	Line          int32   `parquet:"line" doc:"1-based line of the match"`
+	Function      string  `parquet:"function" doc:"enclosing def, dotted (<module> for module-level code)"`
+	Code          string  `parquet:"code" doc:"the source line of the match, trimmed"`
+	Detail        string  `parquet:"detail" doc:"what matched: the test, the judge and the path to it, the max_tokens value and target, or the refusal signal"`
+	Value         *string `parquet:"value,optional" doc:"criterion 3: the max_tokens value resolved to a literal; null when it is not a constant or for other criteria"`
 }

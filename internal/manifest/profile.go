@@ -82,6 +82,12 @@ type PolicySpec struct {
 
 var identRe = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
+// reservedColumns are the columns beside the components where formulas and
+// predicates are evaluated.
+var reservedColumns = map[string]bool{"log_id": true, "eval": true, "route": true, "arm": true, "policy": true,
+	"sample_id": true, "epoch": true, "unscored": true, "value_json": true, "value_kind": true, "value_float": true,
+	"value_str": true, "class": true, "reason": true}
+
 // ComponentNames returns the component names, sorted.
 func (p *Profile) ComponentNames() []string {
 	return sortedKeys(p.Score.Components)
@@ -155,8 +161,8 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fail(score, "reduce", "score.reduce must be mean (the only reducer supported)")
 	case p.Headline.Formula == "":
 		return nil, fail(headline, "formula", "headline.formula is required")
-	case p.Headline.Scale != 1 && p.Headline.Scale != 100:
-		return nil, fail(headline, "scale", "headline.scale must be 1 or 100, not %v", p.Headline.Scale)
+	case p.Headline.Scale <= 0:
+		return nil, fail(headline, "scale", "headline.scale must be the metric's range (1 for 0-1, 100 for 0-100, 5 for 0-5), not %v", p.Headline.Scale)
 	case p.Headline.Results.Score == "" || (p.Headline.Results.Metric == "") == (p.Headline.Results.MetricRegex == ""):
 		return nil, fail(headline, "results", "headline.results needs score and exactly one of metric, metric_regex")
 	}
@@ -166,6 +172,9 @@ func LoadProfile(path string) (*Profile, error) {
 	for name := range p.Score.Components {
 		if !identRe.MatchString(name) {
 			return nil, fail(score, "components", "component name %q must be a lower-case identifier", name)
+		}
+		if reservedColumns[name] || strings.HasPrefix(name, "__") {
+			return nil, fail(score, "components", "component name %q is a column of the policy_scores rows formulas run over; choose another name", name)
 		}
 	}
 	if p.Headline.Results.MetricRegex != "" {

@@ -108,7 +108,7 @@ func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*d
 // PCG stream seeded by the manifest seed and the cell. Every policy of a cell
 // uses the same draws, so policy differences are paired.
 func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *manifest.Manifest, eval string) error {
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE boot (route VARCHAR, arm VARCHAR, r INTEGER, sample_id VARCHAR)"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE __boot (__route VARCHAR, __arm VARCHAR, __resample INTEGER, __sample_id VARCHAR)"); err != nil {
 		return err
 	}
 	rows, err := db.QueryContext(ctx, "SELECT DISTINCT route, arm, sample_id FROM policy_scores WHERE eval = ? ORDER BY route, arm, sample_id", eval)
@@ -136,7 +136,7 @@ func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *m
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "boot")
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "__boot")
 		if err != nil {
 			return err
 		}
@@ -171,10 +171,11 @@ func evalHeadlines(ctx context.Context, db *sql.DB, m *manifest.Manifest, p *man
 cells AS (SELECT route, arm, policy, count(*) AS n_samples FROM reduced GROUP BY ALL),
 point AS (SELECT route, arm, policy, count(*) AS n_scored, (%s)::DOUBLE AS value FROM scored GROUP BY ALL),
 needs AS (SELECT route, arm, policy, count(DISTINCT sample_id) AS n FROM policy_scores WHERE eval = $eval AND needs_judge GROUP BY ALL),
+resampled AS (
+  SELECT scored.*, __resample FROM __boot JOIN scored ON route = __route AND arm = __arm AND sample_id = __sample_id
+),
 bs AS (
-  SELECT s.route, s.arm, s.policy, b.r, (%s)::DOUBLE AS value
-  FROM boot b JOIN scored s ON s.route = b.route AND s.arm = b.arm AND s.sample_id = b.sample_id
-  GROUP BY ALL
+  SELECT route, arm, policy, __resample, (%s)::DOUBLE AS value FROM resampled GROUP BY route, arm, policy, __resample
 ),
 ci AS (
   SELECT route, arm, policy, quantile_cont(value, $lo) AS lo, quantile_cont(value, $hi) AS hi

@@ -141,3 +141,31 @@ func TestManifestErrorsNameFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// The study manifest and its eval profiles, on logs written by the real
+// inspect_ai with each eval's own scorer and metric code (inspect-evals
+// pinned in requirements.txt): P0 reproduces every stored headline.
+func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
+	dir := t.TempDir()
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rescore.Run(context.Background(), rescore.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, &out); err != nil {
+		t.Fatal(err)
+	}
+	rows := testutil.Query(t, dir, `SELECT eval, status, stored, recomputed, detail FROM p0_check ORDER BY eval`)
+	evals := map[string]bool{}
+	for _, r := range rows {
+		evals[r[0]] = true
+		if r[1] != "ok" {
+			t.Errorf("%s: %s (stored %s, recomputed %s): %s", r[0], r[1], r[2], r[3], r[4])
+		}
+	}
+	for _, e := range []string{"xstest_safe", "xstest_unsafe", "coconot_original", "strong_reject", "fortress_adversarial",
+		"fortress_benign", "air_bench", "hle_text", "gpqa_diamond", "bfcl_irrelevance", "bfcl_simple"} {
+		if !evals[e] {
+			t.Errorf("no P0 check for %s: its fixture did not map to its profile", e)
+		}
+	}
+}

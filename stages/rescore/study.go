@@ -67,13 +67,19 @@ func replyOutcomes(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]sch
 		if p.Refused != "" {
 			refused = "(" + p.Refused + ")"
 		}
+		// The predicate is evaluated where only the components (and keys)
+		// are visible, so component names cannot clash with other columns.
 		q := fmt.Sprintf(`WITH comps AS (
   SELECT log_id, eval, route, arm, sample_id, epoch, unscored, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
+), judged AS (
+  SELECT log_id AS __log_id, sample_id AS __sample_id, epoch AS __epoch, eval AS __eval, route AS __route, arm AS __arm,
+    CASE WHEN unscored THEN NULL ELSE %s END AS __refused
+  FROM comps
 )
-SELECT c.log_id, c.eval, c.route, c.arm, a.part, c.sample_id, c.epoch, r.class, r.non_answer,
-  CASE WHEN c.unscored THEN NULL ELSE %s END
-FROM comps c JOIN replies r USING (log_id, sample_id, epoch) JOIN log_assignments a USING (log_id)
-ORDER BY c.route, c.arm, c.sample_id, c.epoch, c.log_id`, strings.Join(componentColumns(p), ", "), refused)
+SELECT __log_id, __eval, __route, __arm, __a.part, __sample_id, __epoch, __r.class, __r.non_answer, __refused
+FROM judged JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
+JOIN log_assignments __a ON __a.log_id = __log_id
+ORDER BY __route, __arm, __sample_id, __epoch, __log_id`, strings.Join(componentColumns(p), ", "), refused)
 		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): refused: %w", name, p.File, err)
@@ -186,18 +192,23 @@ func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema
 		}
 		q := fmt.Sprintf(`WITH comps AS (
   SELECT log_id, sample_id, epoch, unscored, value_json, value_float, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
+), verdicts AS (
+  SELECT log_id AS __log_id, sample_id AS __sample_id, epoch AS __epoch, value_json AS __value_json, value_float AS __value_float,
+    CASE WHEN unscored THEN NULL ELSE %s END AS __passed
+  FROM comps
 ), first_judge AS (
   SELECT log_id, sample_id, epoch, arg_min(model, call_index) AS model, arg_min(temperature, call_index) AS temperature,
     arg_min(judge_class, call_index) AS judge_class
   FROM model_calls WHERE kind = 'judge' GROUP BY ALL
 )
-SELECT c.log_id, coalesce(j.model, ''), j.temperature,
-  coalesce(json_extract_string(r.sample_metadata, '$.empties_form'), 'unknown'),
-  coalesce(json_extract_string(r.sample_metadata, '$.empties_sample_id'), c.sample_id),
-  c.epoch, c.value_json, c.value_float, CASE WHEN c.unscored THEN NULL ELSE %s END, coalesce(j.judge_class, '')
-FROM comps c JOIN replies r USING (log_id, sample_id, epoch) JOIN log_assignments a USING (log_id)
-LEFT JOIN first_judge j USING (log_id, sample_id, epoch)
-WHERE a.part = 'C'
+SELECT __log_id, coalesce(__j.model, ''), __j.temperature,
+  coalesce(json_extract_string(__r.sample_metadata, '$.empties_form'), 'unknown'),
+  coalesce(json_extract_string(__r.sample_metadata, '$.empties_sample_id'), __sample_id),
+  __epoch, __value_json, __value_float, __passed, coalesce(__j.judge_class, '')
+FROM verdicts JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
+JOIN log_assignments __a ON __a.log_id = __log_id
+LEFT JOIN first_judge __j ON __j.log_id = __log_id AND __j.sample_id = __sample_id AND __j.epoch = __epoch
+WHERE __a.part = 'C'
 ORDER BY 4, 5, 6, 1`, strings.Join(componentColumns(p), ", "), pass)
 		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
 		if err != nil {
