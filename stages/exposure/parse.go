@@ -77,27 +77,48 @@ func copyTree(c *ts.TreeCursor, kinds map[uint16]string) *node {
 	return out
 }
 
-// text is the node's source text.
-func (n *node) text(src []byte) string { return string(src[n.start:n.end]) }
+// text is the node's source text ("" for a missing node, which a tree
+// recovered from syntax errors can have).
+func (n *node) text(src []byte) string {
+	if n == nil {
+		return ""
+	}
+	return string(src[n.start:n.end])
+}
 
 // line is the 1-based line number of the node's start.
-func (n *node) line() int { return int(n.row) + 1 }
+func (n *node) line() int {
+	if n == nil {
+		return 0
+	}
+	return int(n.row) + 1
+}
 
-// child returns the first child held under field, or nil.
+// missing stands for a child a tree recovered from syntax errors lacks, so
+// that callers can read .kind and .text without nil checks. Never modify it.
+var missing = &node{kind: "MISSING"}
+
+// child returns the first child held under field, or missing.
 func (n *node) child(field string) *node {
 	if n == nil {
-		return nil
+		return missing
 	}
 	for _, c := range n.children {
 		if c.field == field {
 			return c
 		}
 	}
-	return nil
+	return missing
 }
 
-// named returns the named children.
+// has reports whether n has a child under field.
+func (n *node) has(field string) bool { return n.child(field) != missing }
+
+// namedChildren returns the named children, comments left out.
 func (n *node) namedChildren() []*node {
+	if n == nil {
+		return nil
+	}
 	var out []*node
 	for _, c := range n.children {
 		if c.named && c.kind != "comment" {
@@ -109,7 +130,7 @@ func (n *node) namedChildren() []*node {
 
 // contains reports whether m lies inside n (or is n).
 func (n *node) contains(m *node) bool {
-	return m != nil && n.start <= m.start && m.end <= n.end && n != nil
+	return n != nil && m != nil && n.start <= m.start && m.end <= n.end
 }
 
 // unparen strips parentheses around an expression.
@@ -127,7 +148,7 @@ func unparen(n *node) *node {
 // walk calls fn for n and its descendants in source order; fn returns false
 // to skip a node's children.
 func walk(n *node, fn func(*node) bool) {
-	if !fn(n) {
+	if n == nil || !fn(n) {
 		return
 	}
 	for _, c := range n.children {

@@ -51,7 +51,6 @@ func draw(t *testing.T, data, out string, seed int64, per int) []sample.Item {
 	return items
 }
 
-
 func TestSampleIsDeterministicAndCapped(t *testing.T) {
 	data := ingestFixtures(t)
 	a := draw(t, data, t.TempDir(), 3, 2)

@@ -208,4 +208,3 @@ func printTable(w io.Writer, cols []string, rows [][]string, width int) {
 		line(r)
 	}
 }
-

@@ -1,0 +1,10 @@
+// Command empties-exposure scans inspect_evals for evals exposed to the
+// empty-reply problem; the same code as `empties exposure`.
+package main
+
+import (
+	"empties/internal/app"
+	"empties/stages/exposure"
+)
+
+func main() { app.RunMain(app.Stage(exposure.Command())) }

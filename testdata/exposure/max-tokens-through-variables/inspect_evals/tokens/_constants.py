@@ -1,0 +1,1 @@
+MAX_TOKENS = 1024
