@@ -19,6 +19,7 @@ import (
 	"empties/stages/classify"
 	"empties/stages/exposure"
 	"empties/stages/ingest"
+	"empties/stages/report"
 	"empties/stages/rescore"
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
@@ -38,6 +39,7 @@ func Commands() []*cli.Command {
 		rescore.Command(),
 		selectplan.Command(),
 		check.Command(),
+		report.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),
 		exposure.Command(),

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
@@ -40,9 +41,16 @@ func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // CreateViews creates one view per table present in the dataset directory,
-// reading its Parquet files. It returns the tables it found.
+// reading its Parquet files: the declared tables (whose columns are checked
+// against the schema) and any other table folder, such as the analysis
+// outputs, whose contracts live beside their SQL. It returns the tables it
+// found.
 func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, error) {
 	var found []string
+	declared := map[string]bool{}
+	for _, t := range schema.Tables() {
+		declared[t.Name] = true
+	}
 	for _, t := range schema.Tables() {
 		if !store.HasTable(dataDir, t.Name) {
 			continue
@@ -56,6 +64,18 @@ func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, err
 			return nil, fmt.Errorf("%s: %w", store.TableGlob(dataDir, t.Name), err)
 		}
 		found = append(found, t.Name)
+	}
+	entries, _ := os.ReadDir(dataDir)
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || declared[name] || strings.HasPrefix(name, ".") || !store.HasTable(dataDir, name) {
+			continue
+		}
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", Ident(name), Quote(store.TableGlob(dataDir, name)))
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("creating view %s: %w", name, err)
+		}
+		found = append(found, name)
 	}
 	return found, nil
 }
