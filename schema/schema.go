@@ -52,6 +52,7 @@ func Tables() []Table {
 		{"planned_reruns", "one row per planned re-run", "The wide and control re-runs `empties select` planned (select).", PlannedRerun{}},
 		{"reruns", "one row per planned or seen re-run", "Wide and control re-runs paired with the replies they re-run (rescore).", Rerun{}},
 		{"judge_tests", "one row per judge × form × sample × repeat", "Part C: judges grading non-answer forms (rescore).", JudgeTest{}},
+		{"decisions", "one row per decision rule or hypothesis", "D1-D4 and H1-H4 applied with the manifest's thresholds (decide).", Decision{}},
 		{"exposure", "one row per eval × criterion × file × line", "inspect_evals evals exposed to the empty-reply problem, with the code that shows it (exposure).", Exposure{}},
 		{"p0_check", "one row per log with a profile", "The P0 headline recomputed from the rows against the metric stored in the log (rescore; empties check).", P0Check{}},
 	}

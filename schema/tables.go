@@ -345,3 +345,16 @@ type Exposure struct {
 	Detail        string  `parquet:"detail" doc:"what matched: the test, the judge and the path to it, the max_tokens value and target, or the refusal signal"`
 	Value         *string `parquet:"value,optional" doc:"criterion 3: the max_tokens value resolved to a literal; null when it is not a constant or for other criteria"`
 }
+
+// Decision is a row of the decisions table: one decision rule (D1-D4) or
+// hypothesis (H1-H4) applied to the analysis tables.
+type Decision struct {
+	Rule           string   `parquet:"rule" doc:"D1a.raise, D1a.helper, D1b, D2, D3, D4, H1-H4"`
+	Question       string   `parquet:"question" doc:"what the rule asks, in the pre-registration's words"`
+	Verdict        string   `parquet:"verdict" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
+	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
+	Value          *float64 `parquet:"value,optional" doc:"the deciding number (the largest share or delta across the cells)"`
+	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`
+	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers"`
+	Inputs         string   `parquet:"inputs" doc:"the analysis tables read"`
+}

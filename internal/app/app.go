@@ -17,6 +17,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/stages/check"
 	"empties/stages/classify"
+	"empties/stages/decide"
 	"empties/stages/exposure"
 	"empties/stages/ingest"
 	"empties/stages/report"
@@ -39,6 +40,7 @@ func Commands() []*cli.Command {
 		rescore.Command(),
 		selectplan.Command(),
 		check.Command(),
+		decide.Command(),
 		report.Command(),
 		sqlcmd.Command(),
 		schemacmd.Command(),

@@ -1,0 +1,10 @@
+// Command empties-decide applies D1-D4 and H1-H4; the same code as
+// `empties decide`.
+package main
+
+import (
+	"empties/internal/app"
+	"empties/stages/decide"
+)
+
+func main() { app.RunMain(app.Stage(decide.Command())) }
