@@ -120,3 +120,45 @@ func checkColumns(ctx context.Context, db *sql.DB, t schema.Table) error {
 	}
 	return rows.Err()
 }
+
+// OpenDataset opens an in-memory DuckDB with one view per table of the
+// dataset at dataDir, and returns the tables found.
+func OpenDataset(ctx context.Context, dataDir string) (*sql.DB, []string, error) {
+	db, err := Open("")
+	if err != nil {
+		return nil, nil, err
+	}
+	tables, err := CreateViews(ctx, db, dataDir)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, tables, nil
+}
+
+// Rows runs a query and returns its columns and every row's values as
+// scanned (nil for NULL).
+func Rows(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, [][]any, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, vals)
+	}
+	return cols, out, rows.Err()
+}

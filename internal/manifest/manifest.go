@@ -190,22 +190,11 @@ type Options struct {
 
 // Load reads and validates a manifest and the profiles it names.
 func Load(path string, opts Options) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	m := &Manifest{Path: path}
+	doc, err := readYAML(path, m)
 	if err != nil {
 		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(path, err)
-	}
-	if len(root.Content) == 0 {
-		return nil, &Error{File: path, Msg: "empty manifest"}
-	}
-	m := &Manifest{Path: path}
-	if err := strictDecode(data, m); err != nil {
-		return nil, yamlError(path, err)
-	}
-	doc := root.Content[0]
 	m.Preregistration.line = lineOf(doc, "preregistration")
 	for i, n := range items(doc, "routes") {
 		m.Routes[i].Line = n.Line
@@ -382,6 +371,26 @@ func (m *Manifest) Route(name string) *Route {
 		}
 	}
 	return nil
+}
+
+// readYAML decodes a YAML file strictly (unknown keys are errors) into v and
+// returns its document node, for the lines of later errors.
+func readYAML(path string, v any) (*yaml.Node, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(path, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{File: path, Msg: "empty file"}
+	}
+	if err := strictDecode(data, v); err != nil {
+		return nil, yamlError(path, err)
+	}
+	return root.Content[0], nil
 }
 
 // strictDecode decodes the original bytes, so yaml's "line N: field x not

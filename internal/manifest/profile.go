@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -129,19 +128,11 @@ func loadProfiles(dir string, globs []string) (map[string]*Profile, error) {
 
 // LoadProfile reads and validates one profile file.
 func LoadProfile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	p := &Profile{File: path}
+	doc, err := readYAML(path, p)
 	if err != nil {
 		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(path, err)
-	}
-	p := &Profile{File: path}
-	if err := strictDecode(data, p); err != nil {
-		return nil, yamlError(path, err)
-	}
-	doc := root.Content[0]
 	fail := func(n *yaml.Node, key, format string, args ...any) error {
 		return &Error{File: path, Line: lineOf(n, key), Msg: fmt.Sprintf(format, args...)}
 	}

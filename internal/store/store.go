@@ -7,6 +7,7 @@
 package store
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -358,4 +359,27 @@ func Scan[T any](dir, table string, fn func(*T) error) error {
 		}
 	}
 	return nil
+}
+
+// WriteFile writes a file through a temporary name in the same folder, so a
+// reader never sees it half-written.
+func WriteFile(path string, fill func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }

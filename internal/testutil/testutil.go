@@ -55,39 +55,22 @@ func SharedCorpus(t testing.TB) string {
 // (NULL for nulls).
 func Query(t testing.TB, dataDir, q string, args ...any) [][]string {
 	t.Helper()
-	db, err := duck.Open("")
+	ctx := context.Background()
+	db, _, err := duck.OpenDataset(ctx, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ctx := context.Background()
-	if _, err := duck.CreateViews(ctx, db, dataDir); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
+	_, rows, err := duck.Rows(ctx, db, q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out [][]string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, v := range r {
+			out[i][j] = sqlfmt.Format(v)
 		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = sqlfmt.Format(v)
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

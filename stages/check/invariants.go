@@ -33,14 +33,11 @@ var invariants_ = []invariant{
 }
 
 func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
-	db, err := duck.Open("")
+	db, _, err := duck.OpenDataset(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
-		return 0, err
-	}
 	failed := 0
 	for _, inv := range invariants_ {
 		present := true

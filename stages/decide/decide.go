@@ -75,15 +75,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := duck.Open("")
+	db, tables, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tables, err := duck.CreateViews(ctx, db, opts.Data)
-	if err != nil {
-		return err
-	}
 	d := &decider{ctx: ctx, db: db, t: m.Thresholds, have: map[string]bool{}}
 	for _, t := range tables {
 		d.have[t] = true

@@ -94,15 +94,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("report: %s has no tables; run the pipeline first (ingest, rescore, analyze, decide)", opts.Data)
 	}
-	db, err := duck.Open("")
+	db, present, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	present, err := duck.CreateViews(ctx, db, opts.Data)
-	if err != nil {
-		return err
-	}
 	have := map[string]bool{}
 	for _, t := range present {
 		have[t] = true
@@ -223,28 +219,7 @@ func (b *builder) table(name, title, q string) error {
 }
 
 func (b *builder) query(q string, args ...any) ([]string, [][]any, error) {
-	rows, err := b.db.QueryContext(b.ctx, q, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, nil, err
-	}
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		out = append(out, vals)
-	}
-	return cols, out, rows.Err()
+	return duck.Rows(b.ctx, b.db, q, args...)
 }
 
 func full(v any) string {

@@ -6,7 +6,6 @@
 package sample
 
 import (
-	"bufio"
 	"container/heap"
 	"context"
 	"crypto/sha256"
@@ -173,10 +172,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	base := filepath.Join(out, "review-seed"+strconv.FormatInt(opts.Seed, 10))
-	if err := writeAtomic(base+".jsonl", func(bw *bufio.Writer) error { return writeJSONL(bw, items) }); err != nil {
+	if err := store.WriteFile(base+".jsonl", func(w io.Writer) error { return writeJSONL(w, items) }); err != nil {
 		return err
 	}
-	if err := writeAtomic(base+".html", func(bw *bufio.Writer) error { return writeHTML(bw, items, totals, opts) }); err != nil {
+	if err := store.WriteFile(base+".html", func(w io.Writer) error { return writeHTML(w, items, totals, opts) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "drew %d replies (seed %d, up to %d per class):\n", len(items), opts.Seed, opts.PerClass)
@@ -280,26 +279,4 @@ func writeJSONL(w io.Writer, items []Item) error {
 		}
 	}
 	return nil
-}
-
-// writeAtomic writes a file through a temporary name.
-func writeAtomic(path string, fill func(*bufio.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }

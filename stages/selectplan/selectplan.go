@@ -12,7 +12,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -355,16 +354,11 @@ func writePlan(out string, plan *Plan) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(out+".json", append(b, '\n')); err != nil {
+	write := func(p string, data []byte) error {
+		return store.WriteFile(p, func(w io.Writer) error { _, err := w.Write(data); return err })
+	}
+	if err := write(out+".json", append(b, '\n')); err != nil {
 		return err
 	}
-	return writeFile(out+".md", []byte(markdown(plan)))
-}
-
-func writeFile(p string, data []byte) error {
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return write(out+".md", []byte(markdown(plan)))
 }

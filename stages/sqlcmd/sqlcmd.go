@@ -62,51 +62,30 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	default:
 		return cliutil.Usagef("sql: --format must be table, csv or json, not %q", opts.Format)
 	}
-	db, err := duck.Open("")
+	db, tables, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tables, err := duck.CreateViews(ctx, db, opts.Data)
-	if err != nil {
-		return err
-	}
 	if len(tables) == 0 {
 		return cliutil.Usagef("sql: %s holds no tables; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
-	rows, err := db.QueryContext(ctx, opts.Query)
+	cols, vals, err := duck.Rows(ctx, db, opts.Query)
 	if err != nil {
 		return fmt.Errorf("sql: %w", err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	var out [][]string
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	out := make([][]string, len(vals))
 	var records []map[string]any
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Errorf("sql: %w", err)
-		}
-		row := make([]string, len(cols))
+	for r, row := range vals {
+		out[r] = make([]string, len(row))
 		rec := map[string]any{}
-		for i, v := range vals {
-			row[i] = sqlfmt.Format(v)
+		for i, v := range row {
+			out[r][i] = sqlfmt.Format(v)
 			rec[cols[i]] = jsonValue(v)
 		}
-		out = append(out, row)
 		if opts.Format == "json" {
 			records = append(records, rec)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sql: %w", err)
 	}
 	switch opts.Format {
 	case "csv":
