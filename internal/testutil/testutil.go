@@ -65,7 +65,10 @@ func Query(t testing.TB, dataDir, q string, args ...any) [][]string {
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	out := make([][]string, len(rows))
+	var out [][]string // nil for no rows
+	for range rows {
+		out = append(out, nil)
+	}
 	for i, r := range rows {
 		out[i] = make([]string, len(r))
 		for j, v := range r {

@@ -217,15 +217,14 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	var werr error
 	for it := range order {
 		if werr != nil || ctx.Err() != nil {
-			if it.sample != nil {
-				<-it.sample.result
-			}
+			// Drain without waiting on results: after cancellation a queued
+			// sample may never have reached a worker.
 			if it.end || it.err != nil {
 				w.abort()
 			}
 			continue
 		}
-		if werr = w.handle(it); werr != nil {
+		if werr = w.handle(ctx, it); werr != nil {
 			cancel()
 		}
 	}
@@ -329,7 +328,7 @@ func (s *sinks) close() error {
 	return first
 }
 
-func (w *writer) handle(it item) error {
+func (w *writer) handle(ctx context.Context, it item) error {
 	switch {
 	case it.err != nil:
 		w.fail(it.path, "", it.err)
@@ -338,7 +337,12 @@ func (w *writer) handle(it item) error {
 		w.cur, w.ctx, w.failed = it.log, it.ctx, false
 		w.replies, w.scores, w.calls = nil, nil, nil
 	case it.sample != nil:
-		res := <-it.sample.result
+		var res jobResult
+		select {
+		case res = <-it.sample.result:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		if w.failed {
 			return nil
 		}
