@@ -159,11 +159,22 @@ func rerunCost(m *manifest.Manifest, t target, arm string) (est, upper float64, 
 	return est, upper, true
 }
 
-// spent is what the logged calls cost so far, at the manifest's prices.
+// spent is what the logged calls cost so far, at the manifest's prices: a
+// model-under-test call at its log's route, any other call at the route
+// serving its model.
 func spent(m *manifest.Manifest, in *inputs) float64 {
+	routeOf := map[string]string{}
+	for _, o := range in.outcomes {
+		routeOf[o.LogID] = o.Route
+	}
 	total := 0.0
 	for _, c := range in.calls {
 		r := routeFor(m, c.Model)
+		if c.Kind == "model_under_test" {
+			if rr := m.Route(routeOf[c.LogID]); rr != nil {
+				r = rr
+			}
+		}
 		if r == nil {
 			continue
 		}
