@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/stages/analyze"
 	"empties/stages/check"
 	"empties/stages/classify"
 	"empties/stages/decide"
@@ -40,6 +41,7 @@ func Commands() []*cli.Command {
 		rescore.Command(),
 		selectplan.Command(),
 		check.Command(),
+		analyze.Command(),
 		decide.Command(),
 		report.Command(),
 		sqlcmd.Command(),

@@ -14,6 +14,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/store"
 	"empties/schema"
+	"empties/stages/analyze"
 )
 
 // Options configure a check.
@@ -76,6 +77,16 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	failures += inv
+	if store.HasTable(opts.Data, "analyze_runs") {
+		broken, _, err := analyze.CheckOutputs(ctx, opts.Data)
+		if err != nil {
+			return err
+		}
+		for _, b := range broken {
+			fmt.Fprintf(w, "analysis contract broken: %s\n", b)
+		}
+		failures += len(broken)
+	}
 	if failures > 0 {
 		return &cliutil.PartialError{Msg: fmt.Sprintf("%d checks failed", failures)}
 	}

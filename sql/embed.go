@@ -1,0 +1,17 @@
+// Package sqlfiles holds the analysis SQL of `empties analyze`: one .sql file
+// per output, each opening with a header comment (output, kind, grain, the
+// pre-registration measure it implements, the tables it reads) that
+// stages/analyze parses and validates before running any file, and a
+// contract (<output>.yml) beside every output table: its grain, key, columns
+// and invariants, checked by the tests and by every analyze run.
+//
+// Files never hold a path: the analyze stage creates the source views over
+// the dataset's Parquet tables, and runs the files in dependency order.
+package sqlfiles
+
+import "embed"
+
+// FS holds every .sql file and contract.
+//
+//go:embed *.sql *.yml
+var FS embed.FS

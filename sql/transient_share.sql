@@ -1,0 +1,55 @@
+-- output: transient_share
+-- kind: output
+-- grain: one row per original class, and one pooled row (orig_class NULL)
+-- measure: Transient share (pre-registration §5 "Transient share": among control re-runs, the share that became an answer; §8 the control gives the rate of change without more room)
+-- needs: reruns, wilson
+--
+-- Control re-runs are non-answer replies re-run once at the same settings. "Became an answer": the
+-- re-run's class is answer, truncated_text (text, cut) or tool_only (a tool call needs offered
+-- tools, so it is an answer there). share_same_class is the share that came back in their original
+-- class. A sample (eval × route × sample id × original class) is the unit.
+WITH planned AS (
+  SELECT eval, route, sample_id, orig_class, status, rerun_class
+  FROM reruns
+  WHERE arm = 'control' AND status IN ('paired', 'not_rerun')
+),
+per_sample AS (
+  SELECT
+    eval, route, sample_id, orig_class,
+    count(*) FILTER (WHERE status = 'paired') AS k,
+    count(*) FILTER (WHERE status = 'not_rerun') AS k_not_rerun,
+    count(*) FILTER (WHERE status = 'paired' AND rerun_class IN ('answer', 'truncated_text', 'tool_only')) AS k_answer,
+    count(*) FILTER (WHERE status = 'paired' AND rerun_class = orig_class) AS k_same
+  FROM planned
+  GROUP BY ALL
+),
+shares AS (
+  SELECT *,
+    CASE WHEN k > 0 THEN k_answer / k END AS s_answer,
+    CASE WHEN k > 0 THEN k_same / k END AS s_same
+  FROM per_sample
+),
+groups AS (
+  SELECT
+    orig_class, grouping(orig_class) = 1 AS pooled,
+    count(*) FILTER (WHERE k > 0) AS n_samples,
+    sum(k)::BIGINT AS n_reruns,
+    sum(k_not_rerun)::BIGINT AS n_not_rerun,
+    coalesce(sum(s_answer), 0) AS x_answer,
+    coalesce(sum(s_same), 0) AS x_same_class
+  FROM shares
+  GROUP BY GROUPING SETS ((orig_class), ())
+  HAVING count(*) > 0
+)
+SELECT
+  orig_class, pooled,
+  n_samples, n_reruns, n_not_rerun,
+  x_answer,
+  CASE WHEN n_samples > 0 THEN x_answer / n_samples END AS share_answer,
+  wilson_low(x_answer, n_samples) AS ci_low,
+  wilson_high(x_answer, n_samples) AS ci_high,
+  x_same_class,
+  CASE WHEN n_samples > 0 THEN x_same_class / n_samples END AS share_same_class,
+  getvariable('interval_level') AS level
+FROM groups
+ORDER BY pooled, orig_class

@@ -1,0 +1,201 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"empties/internal/duck"
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// Params are what the manifest gives the analysis.
+type Params struct {
+	Level       float64      // interval level (thresholds.interval), e.g. 0.95
+	Seed        uint64       // bootstrap seed
+	Resamples   int          // bootstrap resamples
+	RouteModels []RouteModel // routes[].models: the log model strings of each route
+}
+
+// RouteModel says that a log model string is served by a route.
+type RouteModel struct {
+	Route string
+	Model string
+}
+
+// Z is the two-sided normal quantile of the interval level: 1.959963984540054
+// for 0.95, as scipy.stats.norm.isf((1 - level) / 2).
+func (p Params) Z() float64 { return math.Sqrt2 * math.Erfinv(p.Level) }
+
+// Result is what happened to one step.
+type Result struct {
+	Step    *Step
+	Missing []string // source tables it needs that the dataset lacks (then built empty)
+	Rows    int64    // rows of a table or output
+	Elapsed time.Duration
+}
+
+// Status is ok (rows), empty (it ran; its inputs hold nothing it counts) or
+// skipped (an input table is missing, so it was written empty).
+func (r *Result) Status() string {
+	switch {
+	case len(r.Missing) > 0:
+		return "skipped"
+	case r.Rows == 0:
+		return "empty"
+	}
+	return "ok"
+}
+
+// runner builds steps on one DuckDB connection (variables and the appender
+// are per connection).
+type runner struct {
+	conn    *sql.Conn
+	params  Params
+	present map[string]bool // source tables that hold data in the dataset
+	results map[string]*Result
+}
+
+func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string]bool) (*runner, error) {
+	r := &runner{conn: conn, params: p, present: present, results: map[string]*Result{}}
+	// SET VARIABLE takes no prepared parameters; these are numbers formatted
+	// here, never text from a file.
+	for _, v := range []struct{ name, value string }{
+		{"interval_level", strconv.FormatFloat(p.Level, 'g', -1, 64) + "::DOUBLE"},
+		{"interval_z", strconv.FormatFloat(p.Z(), 'g', -1, 64) + "::DOUBLE"},
+		{"bootstrap_seed", strconv.FormatInt(int64(p.Seed), 10) + "::BIGINT"},
+		{"bootstrap_resamples", strconv.Itoa(p.Resamples) + "::BIGINT"},
+	} {
+		if _, err := conn.ExecContext(ctx, "SET VARIABLE "+v.name+" = "+v.value); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// missing lists the source tables a step needs, directly or through the
+// steps it needs, that the dataset lacks.
+func (r *runner) missing(st *Step) []string {
+	seen := map[string]bool{}
+	for _, n := range st.Needs {
+		if _, ok := schema.Lookup(n); ok {
+			if !r.present[n] {
+				seen[n] = true
+			}
+			continue
+		}
+		if dep, ok := r.results[n]; ok {
+			for _, m := range dep.Missing {
+				seen[m] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// run builds the steps in order. An output or table whose needs are missing
+// is created with its columns and no rows.
+func (r *runner) run(ctx context.Context, steps []*Step) error {
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res := &Result{Step: st, Missing: r.missing(st)}
+		start := time.Now()
+		skip := len(res.Missing) > 0
+		var err error
+		name := duck.Ident(st.Output)
+		switch {
+		case st.build != nil:
+			err = st.build(ctx, r, skip)
+		case st.Kind == KindMacro:
+			_, err = r.conn.ExecContext(ctx, st.Body)
+		case st.Kind == KindView:
+			_, err = r.conn.ExecContext(ctx, "CREATE OR REPLACE VIEW "+name+" AS "+st.Body)
+		case skip:
+			_, err = r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE "+name+" AS SELECT * FROM ("+st.Body+") LIMIT 0")
+		default:
+			_, err = r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE "+name+" AS "+st.Body)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.where(), err)
+		}
+		if st.Kind == KindTable || st.Kind == KindOutput {
+			if err := r.conn.QueryRowContext(ctx, "SELECT count(*) FROM "+name).Scan(&res.Rows); err != nil {
+				return fmt.Errorf("%s: %w", st.where(), err)
+			}
+		}
+		res.Elapsed = time.Since(start)
+		r.results[st.Output] = res
+	}
+	return nil
+}
+
+func (st *Step) where() string {
+	if st.File != "" {
+		return "sql/" + st.File
+	}
+	return st.Output + " (built in Go)"
+}
+
+// createSourceViews creates one view per table declared in schema/: over the
+// dataset's Parquet when the table is there, casting every declared column
+// to its declared type (a column missing from the files fails here, naming
+// the table), and otherwise an empty view with the declared columns, so every
+// file runs and a measure without data yields an empty table. It returns the
+// tables present.
+func createSourceViews(ctx context.Context, q querier, dataDir string) (map[string]bool, error) {
+	present := map[string]bool{}
+	for _, t := range schema.Tables() {
+		var cols []string
+		var q2 string
+		if store.HasTable(dataDir, t.Name) {
+			for _, c := range t.Columns() {
+				cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", duck.Ident(c.Name), c.Type, duck.Ident(c.Name)))
+			}
+			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM read_parquet(%s)",
+				duck.Ident(t.Name), strings.Join(cols, ", "), duck.Quote(store.TableGlob(dataDir, t.Name)))
+			present[t.Name] = true
+		} else {
+			for _, c := range t.Columns() {
+				cols = append(cols, fmt.Sprintf("CAST(NULL AS %s) AS %s", c.Type, duck.Ident(c.Name)))
+			}
+			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s WHERE false", duck.Ident(t.Name), strings.Join(cols, ", "))
+		}
+		if _, err := q.ExecContext(ctx, q2); err != nil {
+			return nil, fmt.Errorf("%s: the %s table does not have the columns schema/ declares (written by an older empties? re-run the stage that writes it): %w",
+				dataDir, t.Name, err)
+		}
+	}
+	return present, nil
+}
+
+// createSourceTables creates empty tables with the declared columns of the
+// named schema tables: the inputs of a test, filled with INSERTs.
+func createSourceTables(ctx context.Context, q querier, names []string) error {
+	for _, n := range names {
+		t, ok := schema.Lookup(n)
+		if !ok {
+			return fmt.Errorf("no table %q in schema/", n)
+		}
+		var cols []string
+		for _, c := range t.Columns() {
+			cols = append(cols, duck.Ident(c.Name)+" "+c.Type)
+		}
+		if _, err := q.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s (%s)", duck.Ident(n), strings.Join(cols, ", "))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"testing"
+
+	"empties/internal/testutil"
+)
+
+// python runs scripts/stats_check.py in the project's virtual environment
+// (statsmodels, scipy and numpy pinned in requirements.txt) on req and
+// decodes its answer into resp. A missing environment fails the test: these
+// checks are part of what the tests prove.
+func python(t *testing.T, req, resp any) {
+	t.Helper()
+	py := testutil.Path(t, ".venv", "bin", "python")
+	if _, err := os.Stat(py); err != nil {
+		t.Fatalf("the project's Python environment is missing (%s): run `make venv`, or `python3 -m venv .venv && .venv/bin/pip install -r requirements.txt`, from the repository root", py)
+	}
+	in, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, testutil.Path(t, "scripts", "stats_check.py"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scripts/stats_check.py: %v\n%s(statsmodels and scipy missing? run .venv/bin/pip install -r requirements.txt)", err, stderr.String())
+	}
+	if err := json.Unmarshal(out, resp); err != nil {
+		t.Fatalf("scripts/stats_check.py answered %s: %v", out, err)
+	}
+}
+
+type wilsonCase struct {
+	X     float64 `json:"x"`
+	N     float64 `json:"n"`
+	Level float64 `json:"level"`
+}
+
+type statsReply struct {
+	Versions map[string]string `json:"versions"`
+	Wilson   []struct {
+		Low, High, Z float64
+	} `json:"wilson"`
+	Bootstrap []struct {
+		Replicates []float64 `json:"replicates"`
+		Low        float64   `json:"low"`
+		High       float64   `json:"high"`
+		ScipyLow   float64   `json:"scipy_low"`
+		ScipyHigh  float64   `json:"scipy_high"`
+	} `json:"bootstrap"`
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+
+// The wilson_low / wilson_high macros equal statsmodels'
+// proportion_confint(x, n, alpha, method="wilson"), fractional x included,
+// at two interval levels; the z the stage derives from the level equals
+// scipy's norm.isf.
+func TestWilsonMatchesStatsmodels(t *testing.T) {
+	var cases []wilsonCase
+	for _, level := range []float64{0.95, 0.9} {
+		for _, xn := range [][2]float64{
+			{0, 1}, {1, 1}, {0, 3}, {3, 3}, {0.5, 1}, {1.5, 3}, {4.0 / 3, 2}, {2.5, 4}, {7, 450}, {22.5, 450},
+			{0, 450}, {449.5, 450}, {1, 40}, {13.25, 150}, {199, 200}, {12345.5, 1000000},
+		} {
+			cases = append(cases, wilsonCase{X: xn[0], N: xn[1], Level: level})
+		}
+	}
+	var ref statsReply
+	python(t, map[string]any{"wilson": cases}, &ref)
+	t.Logf("reference: %v", ref.Versions)
+	if len(ref.Wilson) != len(cases) {
+		t.Fatalf("%d answers for %d cases", len(ref.Wilson), len(cases))
+	}
+	s := loadSuite(t)
+	ctx := context.Background()
+	for _, level := range []float64{0.95, 0.9} {
+		conn := testDB(t)
+		p := testParams
+		p.Level = level
+		r, err := newRunner(ctx, conn, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.run(ctx, s.Closure("wilson")); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cases {
+			if c.Level != level {
+				continue
+			}
+			if !near(p.Z(), ref.Wilson[i].Z) {
+				t.Errorf("level %v: z %.17g, scipy %.17g", level, p.Z(), ref.Wilson[i].Z)
+			}
+			var lo, hi float64
+			if err := conn.QueryRowContext(ctx, "SELECT wilson_low(?::DOUBLE, ?::BIGINT), wilson_high(?::DOUBLE, ?::BIGINT)", c.X, int64(c.N), c.X, int64(c.N)).Scan(&lo, &hi); err != nil {
+				t.Fatal(err)
+			}
+			if !near(lo, ref.Wilson[i].Low) || !near(hi, ref.Wilson[i].High) {
+				t.Errorf("x=%v n=%v level=%v: [%.17g, %.17g], statsmodels [%.17g, %.17g]", c.X, c.N, level, lo, hi, ref.Wilson[i].Low, ref.Wilson[i].High)
+			}
+		}
+		var nLow, nHigh *float64
+		if err := conn.QueryRowContext(ctx, "SELECT wilson_low(0, 0), wilson_high(0, 0)").Scan(&nLow, &nHigh); err != nil || nLow != nil || nHigh != nil {
+			t.Errorf("n = 0 gives [%v, %v], %v; want NULLs", nLow, nHigh, err)
+		}
+	}
+}
+
+// pairedTight is 40 HLE samples on two routes in both arms, with classes that
+// vary by sample, so the bootstrap has something to resample.
+const pairedTight = `
+INSERT INTO log_assignments (log_id, eval, route, arm, part) VALUES
+  ('D1', 'hle', 'r1', 'default', 'A'), ('T1', 'hle', 'r1', 'tight', 'A'),
+  ('D2', 'hle', 'r2', 'default', 'A'), ('T2', 'hle', 'r2', 'tight', 'A');
+INSERT INTO replies (log_id, task, model, sample_id, epoch, class, non_answer)
+  SELECT log_id, 'hle', 'm', 's' || lpad(i::VARCHAR, 2, '0'), 1, class, class <> 'answer'
+  FROM range(40) r(i),
+  LATERAL (VALUES
+    ('D1', CASE WHEN i % 3 = 0 THEN 'truncated_empty' WHEN i % 5 = 0 THEN 'silent' ELSE 'answer' END),
+    ('T1', CASE WHEN i % 2 = 0 THEN 'truncated_empty' WHEN i % 7 = 0 THEN 'silent' ELSE 'answer' END),
+    ('D2', CASE WHEN i % 4 = 0 THEN 'truncated_empty' ELSE 'answer' END),
+    ('T2', CASE WHEN i % 4 = 0 OR i % 9 = 0 THEN 'truncated_empty' WHEN i % 11 = 0 THEN 'reasoning_only' ELSE 'answer' END)
+  ) v(log_id, class);
+`
+
+// The bootstrap's resample means and percentile interval equal numpy's
+// (numpy.percentile, linear) and scipy's (scoreatpercentile) on the same
+// resamples: the draws come from the stage's own seeded stream, passed to
+// Python as indices.
+func TestBootstrapMatchesNumpy(t *testing.T) {
+	s := loadSuite(t)
+	conn, _ := buildStep(t, s, "tight_vs_default", pairedTight, nil)
+	ctx := context.Background()
+	type cell struct{ route, measure string }
+	var cells []cell
+	var req []map[string]any
+	for _, route := range []string{"r1", "r2"} {
+		var samples []string
+		rows, err := conn.QueryContext(ctx, "SELECT DISTINCT sample_id FROM tight_vs_default_samples WHERE route = ? ORDER BY sample_id", route)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id string
+			rows.Scan(&id)
+			samples = append(samples, id)
+		}
+		rows.Close()
+		if len(samples) != 40 {
+			t.Fatalf("%s: %d paired samples", route, len(samples))
+		}
+		draws := make([][]int, testParams.Resamples)
+		forEachResample(testParams.Seed, testParams.Resamples, len(samples), []string{"tight_vs_default", "hle", route}, func(r int, idx []int) {
+			draws[r] = append([]int{}, idx...)
+		})
+		for _, measure := range []string{"non_answer", "truncated_empty"} {
+			var values []float64
+			rows, err := conn.QueryContext(ctx, "SELECT delta FROM tight_vs_default_samples WHERE route = ? AND measure = ? ORDER BY sample_id", route, measure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var v float64
+				rows.Scan(&v)
+				values = append(values, v)
+			}
+			rows.Close()
+			cells = append(cells, cell{route, measure})
+			req = append(req, map[string]any{"values": values, "draws": draws, "level": testParams.Level})
+		}
+	}
+	var ref statsReply
+	python(t, map[string]any{"bootstrap": req}, &ref)
+	for i, c := range cells {
+		want := ref.Bootstrap[i]
+		if !near(want.Low, want.ScipyLow) || !near(want.High, want.ScipyHigh) {
+			t.Fatalf("%v: numpy [%v, %v] and scipy [%v, %v] disagree", c, want.Low, want.High, want.ScipyLow, want.ScipyHigh)
+		}
+		var reps []float64
+		rows, err := conn.QueryContext(ctx, "SELECT delta FROM boot_tight_default WHERE route = ? AND measure = ? ORDER BY resample", c.route, c.measure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var v float64
+			rows.Scan(&v)
+			reps = append(reps, v)
+		}
+		rows.Close()
+		if len(reps) != len(want.Replicates) {
+			t.Fatalf("%v: %d resamples, numpy %d", c, len(reps), len(want.Replicates))
+		}
+		for j := range reps {
+			if !near(reps[j], want.Replicates[j]) {
+				t.Fatalf("%v: resample %d mean %.17g, numpy %.17g", c, j, reps[j], want.Replicates[j])
+			}
+		}
+		var lo, hi float64
+		if err := conn.QueryRowContext(ctx, "SELECT ci_low, ci_high FROM tight_vs_default WHERE route = ? AND measure = ?", c.route, c.measure).Scan(&lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		if !near(lo, want.Low) || !near(hi, want.High) {
+			t.Errorf("%v: interval [%.17g, %.17g], numpy [%.17g, %.17g]", c, lo, hi, want.Low, want.High)
+		}
+		if lo == hi {
+			t.Errorf("%v: a degenerate interval [%v, %v] checks little", c, lo, hi)
+		}
+	}
+}
+
+// The same data and seed give the same resamples; another seed or another
+// cell gives others.
+func TestBootstrapIsSeeded(t *testing.T) {
+	draw := func(seed uint64, cell ...string) []int {
+		var out []int
+		forEachResample(seed, 5, 10, cell, func(_ int, idx []int) { out = append(out, idx...) })
+		return out
+	}
+	a := draw(1, "tight_vs_default", "hle", "r1")
+	if b := draw(1, "tight_vs_default", "hle", "r1"); !equalInts(a, b) {
+		t.Error("the same seed and cell gave different draws")
+	}
+	if b := draw(2, "tight_vs_default", "hle", "r1"); equalInts(a, b) {
+		t.Error("another seed gave the same draws")
+	}
+	if b := draw(1, "tight_vs_default", "hle", "r2"); equalInts(a, b) {
+		t.Error("another cell gave the same draws")
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// intN draws exactly what math/rand/v2's Rand.IntN draws from the same PCG.
+func TestIntNIsRandIntN(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 64, 150, 450, 1000, 10007, 1 << 20, 3 << 40} {
+		a := rand.NewPCG(20261022, uint64(n))
+		b := rand.New(rand.NewPCG(20261022, uint64(n)))
+		for i := 0; i < 10000; i++ {
+			if x, y := intN(a, n), b.IntN(n); x != y {
+				t.Fatalf("n=%d draw %d: %d, rand.IntN %d", n, i, x, y)
+			}
+		}
+	}
+}

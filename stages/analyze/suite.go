@@ -1,0 +1,428 @@
+package analyze
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"empties/schema"
+)
+
+// Step kinds, as a .sql header's kind names them.
+const (
+	KindMacro  = "macro"  // CREATE MACRO statements (shared SQL functions)
+	KindView   = "view"   // a view other steps read
+	KindTable  = "table"  // an intermediate table, built once, not written
+	KindOutput = "output" // a table written to the dataset as Parquet, with a contract
+)
+
+// RunsTable is the table every analyze run writes last: one row per output,
+// with its status (ok, empty, or skipped for want of an input table).
+const RunsTable = "analyze_runs"
+
+// Variables the stage sets before running any file; files read them with
+// getvariable('name').
+var Variables = []string{"interval_level", "interval_z", "bootstrap_seed", "bootstrap_resamples"}
+
+// Header is the parsed header comment of a .sql file:
+//
+//	-- output: class_rates
+//	-- kind: output
+//	-- grain: one row per eval × route × arm × class
+//	-- measure: Class rates (pre-registration §5 ...)
+//	-- needs: study_replies, reply_classes, wilson
+//	-- optional: log_assignments
+//
+// The header is the file's first block of "-- key: value" lines; it ends at
+// the first line that is not one. needs are the tables and steps the file
+// reads: a missing source table there makes an output "skipped" (written
+// empty). optional inputs may be missing (their view is then empty).
+type Header struct {
+	File     string // file name in the FS; "" for steps built in Go
+	Output   string
+	Kind     string
+	Grain    string
+	Measure  string
+	Needs    []string
+	Optional []string
+}
+
+// Step is one node of the suite: a .sql file, or a table the stage builds in
+// Go (bootstrap draws, lists from the manifest and the classifier).
+type Step struct {
+	Header
+	Body     string    // the SQL after the header
+	Contract *Contract // outputs only
+	build    builder   // Go-built steps only
+}
+
+// Suite is every step, validated, in the order they run.
+type Suite struct {
+	Steps     []*Step
+	Contracts map[string]*Contract // by output, RunsTable included
+	byName    map[string]*Step
+}
+
+var (
+	headerRe = regexp.MustCompile(`^--\s*([a-z_]+):\s*(.*?)\s*$`)
+	varRe    = regexp.MustCompile(`getvariable\(\s*'([^']*)'\s*\)`)
+	nameRe   = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	macroRe  = regexp.MustCompile(`(?is)^create\s+(or\s+replace\s+)?macro\s`)
+	queryRe  = regexp.MustCompile(`(?is)^(with|select)\s`)
+)
+
+// ParseHeader reads the header of one .sql file and returns it with the body.
+func ParseHeader(file, text string) (Header, string, error) {
+	h := Header{File: file}
+	lines := strings.Split(text, "\n")
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(lines); i++ {
+		m := headerRe.FindStringSubmatch(strings.TrimRight(lines[i], "\r"))
+		if m == nil {
+			break
+		}
+		key, val := m[1], m[2]
+		if seen[key] {
+			return h, "", fmt.Errorf("line %d: header key %q given twice", i+1, key)
+		}
+		seen[key] = true
+		switch key {
+		case "output":
+			h.Output = val
+		case "kind":
+			h.Kind = val
+		case "grain":
+			h.Grain = val
+		case "measure":
+			h.Measure = val
+		case "needs":
+			h.Needs = splitList(val)
+		case "optional":
+			h.Optional = splitList(val)
+		default:
+			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional)", i+1, key)
+		}
+	}
+	if i == 0 {
+		return h, "", fmt.Errorf("no header: the file must open with -- output:, -- kind:, -- grain:, -- measure: and -- needs: lines")
+	}
+	for _, key := range []string{"output", "kind", "measure", "needs"} {
+		if !seen[key] {
+			return h, "", fmt.Errorf("header: no %q line", key)
+		}
+	}
+	switch h.Kind {
+	case KindMacro, KindView, KindTable, KindOutput:
+	default:
+		return h, "", fmt.Errorf("header: kind %q: kinds are macro, view, table, output", h.Kind)
+	}
+	if h.Kind != KindMacro && h.Grain == "" {
+		return h, "", fmt.Errorf("header: no grain (\"one row per ...\")")
+	}
+	if h.Measure == "" {
+		return h, "", fmt.Errorf("header: measure is empty: name the pre-registration measure the file implements")
+	}
+	return h, strings.Join(lines[i:], "\n"), nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// stripComments removes -- comments (outside string literals) and trims.
+func stripComments(sql string) string {
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case c == '\'':
+			inString = !inString
+		case !inString && c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// statements splits SQL (comments stripped) at semicolons outside strings.
+func statements(sql string) []string {
+	var out []string
+	inString := false
+	start := 0
+	for i := 0; i < len(sql); i++ {
+		switch sql[i] {
+		case '\'':
+			inString = !inString
+		case ';':
+			if !inString {
+				if s := strings.TrimSpace(sql[start:i]); s != "" {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if s := strings.TrimSpace(sql[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// checkBody validates what a step's SQL may be: CREATE MACRO statements for
+// a macro, one query (WITH ... SELECT or SELECT) otherwise.
+func checkBody(h Header, body string) (string, error) {
+	stmts := statements(stripComments(body))
+	if len(stmts) == 0 {
+		return "", fmt.Errorf("no SQL after the header")
+	}
+	if h.Kind == KindMacro {
+		for _, s := range stmts {
+			if !macroRe.MatchString(s) {
+				return "", fmt.Errorf("a macro file holds only CREATE MACRO statements; found %.40q", s)
+			}
+		}
+		return body, nil
+	}
+	if len(stmts) != 1 {
+		return "", fmt.Errorf("a %s file holds one query; found %d statements", h.Kind, len(stmts))
+	}
+	if !queryRe.MatchString(stmts[0]) {
+		return "", fmt.Errorf("a %s file holds one query starting WITH or SELECT (the stage wraps it in CREATE); found %.40q", h.Kind, stmts[0])
+	}
+	return stmts[0], nil
+}
+
+// LoadSuite reads every .sql file and contract of fsys, and validates them
+// all before anything runs: headers, bodies, variables, the names each file
+// needs, the dependency graph, and a contract beside every output.
+func LoadSuite(fsys fs.FS) (*Suite, error) {
+	files, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("sql: no .sql files")
+	}
+	sort.Strings(files)
+	s := &Suite{byName: map[string]*Step{}, Contracts: map[string]*Contract{}}
+	var errs []string
+	fail := func(where string, err error) { errs = append(errs, fmt.Sprintf("%s: %v", where, err)) }
+	known := map[string]bool{}
+	for _, v := range Variables {
+		known[v] = true
+	}
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		h, body, err := ParseHeader(f, string(data))
+		if err != nil {
+			fail("sql/"+f, err)
+			continue
+		}
+		if want := strings.TrimSuffix(path.Base(f), ".sql"); h.Output != want {
+			fail("sql/"+f, fmt.Errorf("header: output %q must be the file's name, %q", h.Output, want))
+			continue
+		}
+		query, err := checkBody(h, body)
+		if err != nil {
+			fail("sql/"+f, err)
+			continue
+		}
+		for _, m := range varRe.FindAllStringSubmatch(body, -1) {
+			if !known[m[1]] {
+				fail("sql/"+f, fmt.Errorf("getvariable(%q): the stage sets only %s", m[1], strings.Join(Variables, ", ")))
+			}
+		}
+		s.add(&Step{Header: h, Body: query}, fail)
+	}
+	// A step built in Go joins the suite when a file reads it.
+	for _, b := range builtins {
+		if s.read(b.Output) {
+			s.add(&Step{Header: b.Header, build: b.build}, fail)
+		}
+	}
+	s.checkNames(fail)
+	s.loadContracts(fsys, fail)
+	if len(errs) == 0 {
+		if err := s.order(); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%d problems in the analysis SQL (nothing was run):\n  %s", len(errs), strings.Join(errs, "\n  "))
+	}
+	return s, nil
+}
+
+func (s *Suite) add(st *Step, fail func(string, error)) {
+	where := st.where()
+	if !nameRe.MatchString(st.Output) {
+		fail(where, fmt.Errorf("output %q must be a lower-case identifier", st.Output))
+		return
+	}
+	if _, ok := schema.Lookup(st.Output); ok {
+		fail(where, fmt.Errorf("output %q is an input table of schema/; choose another name", st.Output))
+		return
+	}
+	if prev, ok := s.byName[st.Output]; ok {
+		fail(where, fmt.Errorf("output %q is also produced by %s", st.Output, prev.where()))
+		return
+	}
+	if st.Output == RunsTable {
+		fail(where, fmt.Errorf("output %q is written by the stage itself", RunsTable))
+		return
+	}
+	s.byName[st.Output] = st
+	s.Steps = append(s.Steps, st)
+}
+
+// read reports whether some step reads name.
+func (s *Suite) read(name string) bool {
+	for _, st := range s.Steps {
+		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkNames verifies that every input a step names is a declared table of
+// schema/ or another step.
+func (s *Suite) checkNames(fail func(string, error)) {
+	for _, st := range s.Steps {
+		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
+			if _, ok := schema.Lookup(n); ok {
+				continue
+			}
+			if _, ok := s.byName[n]; ok {
+				continue
+			}
+			fail(st.where(), fmt.Errorf("header: %q is neither a table of schema/ nor an output of another file", n))
+		}
+	}
+}
+
+// order sorts the steps so every step runs after what it reads; among steps
+// that are ready together, by name, so runs are deterministic.
+func (s *Suite) order() error {
+	indeg := map[string]int{}
+	users := map[string][]string{}
+	for _, st := range s.Steps {
+		indeg[st.Output] += 0
+		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
+			if _, ok := s.byName[n]; ok {
+				indeg[st.Output]++
+				users[n] = append(users[n], st.Output)
+			}
+		}
+	}
+	var ready []string
+	for _, st := range s.Steps {
+		if indeg[st.Output] == 0 {
+			ready = append(ready, st.Output)
+		}
+	}
+	var out []*Step
+	for len(ready) > 0 {
+		sort.Strings(ready)
+		n := ready[0]
+		ready = ready[1:]
+		out = append(out, s.byName[n])
+		for _, u := range users[n] {
+			if indeg[u]--; indeg[u] == 0 {
+				ready = append(ready, u)
+			}
+		}
+	}
+	if len(out) != len(s.Steps) {
+		var stuck []string
+		for _, st := range s.Steps {
+			if indeg[st.Output] > 0 {
+				stuck = append(stuck, st.Output)
+			}
+		}
+		sort.Strings(stuck)
+		return fmt.Errorf("sql: the needs of %s form a cycle", strings.Join(stuck, ", "))
+	}
+	s.Steps = out
+	return nil
+}
+
+// Step returns the step producing name.
+func (s *Suite) Step(name string) (*Step, bool) {
+	st, ok := s.byName[name]
+	return st, ok
+}
+
+// Outputs returns the output steps, in run order.
+func (s *Suite) Outputs() []*Step {
+	var out []*Step
+	for _, st := range s.Steps {
+		if st.Kind == KindOutput {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Closure returns the steps needed to build the named steps, in run order.
+func (s *Suite) Closure(names ...string) []*Step {
+	want := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		st, ok := s.byName[n]
+		if !ok || want[n] {
+			return
+		}
+		want[n] = true
+		for _, d := range append(append([]string{}, st.Needs...), st.Optional...) {
+			visit(d)
+		}
+	}
+	for _, n := range names {
+		visit(n)
+	}
+	var out []*Step
+	for _, st := range s.Steps {
+		if want[st.Output] {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Sources returns the schema tables the given steps read, sorted.
+func Sources(steps []*Step) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range steps {
+		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
+			if _, ok := schema.Lookup(n); ok && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,195 @@
+package analyze
+
+import (
+	"context"
+	"io/fs"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	sqlfiles "empties/sql"
+)
+
+// The outputs issue 6 asks for, each from its own file.
+var wantOutputs = []string{
+	"class_rates", "d1a_truncation", "d1b_wide_outcomes", "d1b_non_refusal", "d2_form_disagreement",
+	"d3_headline_deltas", "d4_judge_behaviour", "d4_judge_verdicts", "transient_share", "tight_vs_default",
+	"cost", "judge_calls_saved", "rates_by_stop_reason", "rates_by_stop_category",
+}
+
+func TestEmbeddedSQLIsValid(t *testing.T) {
+	s := loadSuite(t)
+	var got []string
+	for _, st := range s.Outputs() {
+		got = append(got, st.Output)
+		if st.File != st.Output+".sql" {
+			t.Errorf("%s comes from %s", st.Output, st.File)
+		}
+		if !strings.Contains(st.Measure, "pre-registration") {
+			t.Errorf("sql/%s: the measure line does not cite the pre-registration: %q", st.File, st.Measure)
+		}
+		if !strings.HasPrefix(st.Grain, "one row per ") {
+			t.Errorf("sql/%s: grain %q does not say \"one row per ...\"", st.File, st.Grain)
+		}
+	}
+	sort.Strings(got)
+	want := append([]string{}, wantOutputs...)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("outputs %v, want %v", got, want)
+	}
+	files, _ := fs.Glob(sqlfiles.FS, "*.sql")
+	for _, f := range files {
+		if _, ok := s.Step(strings.TrimSuffix(f, ".sql")); !ok {
+			t.Errorf("sql/%s is not a step", f)
+		}
+	}
+	for name, c := range s.Contracts {
+		for _, col := range c.Columns {
+			if strings.TrimSpace(col.Doc) == "" {
+				t.Errorf("%s.%s: no doc", name, col.Name)
+			}
+		}
+	}
+}
+
+// Every output, built with every input table missing, has the columns and
+// types its contract declares and is empty; the run marks it skipped or
+// empty, never ok.
+func TestEveryOutputOnMissingInputs(t *testing.T) {
+	s := loadSuite(t)
+	ctx := context.Background()
+	conn := testDB(t)
+	if _, err := createSourceViews(ctx, conn, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(ctx, conn, testParams, map[string]bool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.run(ctx, s.Steps); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range s.Outputs() {
+		broken, err := st.Contract.Check(ctx, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range broken {
+			t.Error(b)
+		}
+		res := r.results[st.Output]
+		if res.Rows != 0 || res.Status() == "ok" {
+			t.Errorf("%s: %d rows, status %s", st.Output, res.Rows, res.Status())
+		}
+	}
+	if got := r.results["d4_judge_behaviour"].Missing; !reflect.DeepEqual(got, []string{"judge_tests"}) {
+		t.Errorf("d4_judge_behaviour missing %v", got)
+	}
+	if got := r.results["d1a_truncation"].Missing; !reflect.DeepEqual(got, []string{"replies", "study_routes"}) {
+		t.Errorf("d1a_truncation missing %v (class_rates' needs propagate)", got)
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	text := `-- output: class_rates
+-- kind: output
+-- grain: one row per eval × route × arm × class
+-- measure: Class rates (pre-registration §5)
+-- needs: study_replies, reply_classes,wilson
+-- optional: log_assignments
+--
+-- free comment: not part of the header
+WITH x AS (SELECT 1) SELECT * FROM x;
+`
+	h, body, err := ParseHeader("class_rates.sql", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Header{File: "class_rates.sql", Output: "class_rates", Kind: KindOutput, Grain: "one row per eval × route × arm × class",
+		Measure: "Class rates (pre-registration §5)", Needs: []string{"study_replies", "reply_classes", "wilson"}, Optional: []string{"log_assignments"}}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("got %+v\nwant %+v", h, want)
+	}
+	q, err := checkBody(h, body)
+	if err != nil || q != "WITH x AS (SELECT 1) SELECT * FROM x" {
+		t.Errorf("query %q, %v", q, err)
+	}
+}
+
+// A broken file stops the whole suite before anything runs, with an error
+// naming the file and what to fix.
+func TestSuiteValidation(t *testing.T) {
+	good := func(name, needs string) string {
+		return "-- output: " + name + "\n-- kind: output\n-- grain: one row per eval\n-- measure: m (pre-registration §5)\n-- needs: " + needs + "\nSELECT 1 AS eval\n"
+	}
+	contract := func(name string) string {
+		return "output: " + name + "\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, doc: d}\n"
+	}
+	runs := "output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, doc: d}\n"
+	base := fstest.MapFS{
+		"a.sql":            {Data: []byte(good("a", "replies"))},
+		"a.yml":            {Data: []byte(contract("a"))},
+		"analyze_runs.yml": {Data: []byte(runs)},
+	}
+	if _, err := LoadSuite(base); err != nil {
+		t.Fatalf("the base suite is valid: %v", err)
+	}
+	cases := []struct {
+		name string
+		edit fstest.MapFS
+		want string
+	}{
+		{"no header", fstest.MapFS{"a.sql": {Data: []byte("SELECT 1 AS eval")}}, "sql/a.sql: no header"},
+		{"missing kind", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "", 1))}}, `sql/a.sql: header: no "kind" line`},
+		{"unknown key", fstest.MapFS{"a.sql": {Data: []byte("-- outptu: a\n" + good("a", "replies"))}}, `unknown header key "outptu"`},
+		{"output is not the file name", fstest.MapFS{"a.sql": {Data: []byte(good("b", "replies"))}}, `output "b" must be the file's name, "a"`},
+		{"unknown input", fstest.MapFS{"a.sql": {Data: []byte(good("a", "replys"))}}, `"replys" is neither a table of schema/ nor an output`},
+		{"an input table's name", fstest.MapFS{"replies.sql": {Data: []byte(good("replies", "logs"))}, "replies.yml": {Data: []byte(contract("replies"))}}, "is an input table of schema/"},
+		{"two statements", fstest.MapFS{"a.sql": {Data: []byte(good("a", "replies") + "; DROP TABLE replies;\n")}}, "holds one query; found 2 statements"},
+		{"not a query", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "DELETE FROM replies", 1))}}, "starting WITH or SELECT"},
+		{"a macro file with a query", fstest.MapFS{"m.sql": {Data: []byte("-- output: m\n-- kind: macro\n-- measure: x\n-- needs:\nSELECT 1")}}, "only CREATE MACRO statements"},
+		{"unknown variable", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "SELECT getvariable('seed') AS eval", 1))}}, `getvariable("seed")`},
+		{"no contract", fstest.MapFS{"b.sql": {Data: []byte(good("b", "replies"))}}, `output "b" has no contract: write sql/b.yml`},
+		{"contract grain differs", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "one row per eval", "one row per eval × route", 1))}}, "differs from sql/a.sql's header grain"},
+		{"contract without a file", fstest.MapFS{"z.yml": {Data: []byte(contract("z"))}}, `a contract for "z", which no .sql file outputs`},
+		{"contract key not a column", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "key: [eval]", "key: [route]", 1))}}, `key column "route" is not a column`},
+		{"cycle", fstest.MapFS{
+			"a.sql": {Data: []byte(good("a", "b"))},
+			"b.sql": {Data: []byte(good("b", "a"))}, "b.yml": {Data: []byte(contract("b"))},
+		}, "the needs of a, b form a cycle"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for k, v := range base {
+				fsys[k] = v
+			}
+			for k, v := range c.edit {
+				fsys[k] = v
+			}
+			_, err := LoadSuite(fsys)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was run") {
+				t.Errorf("got %v\nwant an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The dependency order runs every step after what it reads.
+func TestSuiteOrder(t *testing.T) {
+	s := loadSuite(t)
+	pos := map[string]int{}
+	for i, st := range s.Steps {
+		pos[st.Output] = i
+	}
+	for _, st := range s.Steps {
+		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
+			if p, ok := pos[n]; ok && p > pos[st.Output] {
+				t.Errorf("%s runs before %s, which it reads", st.Output, n)
+			}
+		}
+	}
+}
