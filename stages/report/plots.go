@@ -40,7 +40,7 @@ func (b *builder) plots() error {
 	}{
 		{"class_shares", "Class shares per eval × route (default arm)", "class_rates", b.classShares},
 		{"truncation_share", "D1(a): truncated_empty share of samples by route (95% Wilson)", "d1a_truncation", b.truncation},
-		{"d3_deltas", "D3: P3 − P0 headline delta in percentage points (± P0 half-width)", "d3_headline_deltas", b.d3},
+		{"d3_deltas", "D3: P3 − P0 headline delta in percentage points, default arm (± P0 half-width)", "d3_headline_deltas", b.d3},
 		{"d4_pass_rates", "D4: judge pass rate on non-answers by form (95% Wilson)", "d4_judge_behaviour", b.d4},
 	} {
 		if !b.have[p.table] {
@@ -153,7 +153,7 @@ func (b *builder) truncation() (*plot.Plot, int, error) {
 func (b *builder) d3() (*plot.Plot, int, error) {
 	labels, v, lo, hi, err := b.rowsOf(`SELECT eval || ' · ' || route || ' · ' || arm || CASE WHEN is_primary THEN ' (primary)' ELSE '' END,
 	    delta_pp, delta_pp - coalesce(p0_half_width_pp, 0), delta_pp + coalesce(p0_half_width_pp, 0)
-	  FROM d3_headline_deltas WHERE delta_pp IS NOT NULL AND NOT isnan(delta_pp) ORDER BY NOT is_primary, eval, route, arm`)
+	  FROM d3_headline_deltas WHERE arm = 'default' AND delta_pp IS NOT NULL AND NOT isnan(delta_pp) ORDER BY NOT is_primary, eval, route, arm`)
 	if err != nil || len(labels) == 0 {
 		return nil, 0, err
 	}

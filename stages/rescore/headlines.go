@@ -26,19 +26,28 @@ import (
 // the component is NaN), then averaged over a sample's epochs, as
 // inspect_ai's default mean reducer does. group lists the columns that,
 // with sample_id, identify a sample.
-func reducedSQL(p *manifest.Profile, group string) string {
+func reducedSQL(p *manifest.Profile, group string, partAOnly bool) string {
 	comps := componentColumns(p)
 	var avgs []string
 	for _, c := range p.ComponentNames() {
 		avgs = append(avgs, fmt.Sprintf("avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
 	}
 	return fmt.Sprintf(`comps AS (
-  SELECT %[1]s, sample_id, %[2]s FROM policy_scores WHERE eval = $eval
+  SELECT %[1]s, sample_id, %[2]s FROM policy_scores WHERE eval = $eval %[5]s
 ), reduced AS (
   SELECT %[1]s, sample_id, %[3]s FROM comps GROUP BY %[1]s, sample_id
 ), scored AS (
   SELECT * FROM reduced WHERE coalesce((%[4]s), false)
-)`, group, strings.Join(comps, ", "), strings.Join(avgs, ", "), p.ScoredWhen())
+)`, group, strings.Join(comps, ", "), strings.Join(avgs, ", "), p.ScoredWhen(), partFilter(partAOnly))
+}
+
+// partFilter keeps Part A logs: Part C replays are judge tests, not replies
+// of the model under test, and have no place in a headline.
+func partFilter(partAOnly bool) string {
+	if !partAOnly {
+		return ""
+	}
+	return "AND log_id IN (SELECT log_id FROM log_assignments WHERE part = 'A')"
 }
 
 // componentColumns evaluates a profile's components on one score row: NULL
@@ -111,7 +120,7 @@ func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *m
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE __boot (__route VARCHAR, __arm VARCHAR, __resample INTEGER, __sample_id VARCHAR)"); err != nil {
 		return err
 	}
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT route, arm, sample_id FROM policy_scores WHERE eval = ? ORDER BY route, arm, sample_id", eval)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT route, arm, sample_id FROM policy_scores WHERE eval = ? "+partFilter(true)+" ORDER BY route, arm, sample_id", eval)
 	if err != nil {
 		return err
 	}
@@ -166,11 +175,11 @@ func cellHash(parts ...string) uint64 {
 }
 
 func evalHeadlines(ctx context.Context, db *sql.DB, m *manifest.Manifest, p *manifest.Profile, level float64) ([]schema.Headline, error) {
-	cte := reducedSQL(p, "route, arm, policy")
+	cte := reducedSQL(p, "route, arm, policy", true)
 	q := fmt.Sprintf(`WITH %s,
 cells AS (SELECT route, arm, policy, count(*) AS n_samples FROM reduced GROUP BY ALL),
 point AS (SELECT route, arm, policy, count(*) AS n_scored, (%s)::DOUBLE AS value FROM scored GROUP BY ALL),
-needs AS (SELECT route, arm, policy, count(DISTINCT sample_id) AS n FROM policy_scores WHERE eval = $eval AND needs_judge GROUP BY ALL),
+needs AS (SELECT route, arm, policy, count(DISTINCT sample_id) AS n FROM policy_scores WHERE eval = $eval AND needs_judge %s GROUP BY ALL),
 resampled AS (
   SELECT scored.*, __resample FROM __boot JOIN scored ON route = __route AND arm = __arm AND sample_id = __sample_id
 ),
@@ -184,7 +193,7 @@ ci AS (
 SELECT c.route, c.arm, c.policy, c.n_samples, coalesce(p.n_scored, 0), p.value, ci.lo, ci.hi, coalesce(needs.n, 0)
 FROM cells c LEFT JOIN point p USING (route, arm, policy) LEFT JOIN ci USING (route, arm, policy)
 LEFT JOIN needs USING (route, arm, policy)
-ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, p.Headline.Formula)
+ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, partFilter(true), p.Headline.Formula)
 	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name), sql.Named("lo", (1-level)/2), sql.Named("hi", 1-(1-level)/2))
 	if err != nil {
 		return nil, err
@@ -226,7 +235,7 @@ func nullable(v sql.NullFloat64) *float64 {
 
 // p0Checks recomputes P0 per log and compares it with the stored metric.
 func p0Checks(ctx context.Context, db *sql.DB, p *manifest.Profile) ([]schema.P0Check, error) {
-	cte := reducedSQL(p, "log_id, policy")
+	cte := reducedSQL(p, "log_id, policy", false)
 	q := fmt.Sprintf(`WITH %s,
 logs_p0 AS (SELECT DISTINCT log_id FROM reduced WHERE policy = 'P0'),
 point AS (SELECT log_id, (%s)::DOUBLE AS value FROM scored WHERE policy = 'P0' GROUP BY ALL)

@@ -204,6 +204,9 @@ func TestJudgeTestsRows(t *testing.T) {
 			t.Errorf("%s: rows %s, forms %s, verdicts with pass %s, without judge %s", r[0], r[1], r[2], r[3], r[4])
 		}
 	}
+	if n := testutil.Query(t, data, `SELECT count(*) FROM headlines h JOIN log_assignments a ON a.route = h.route WHERE a.part = 'C'`)[0][0]; n != "0" {
+		t.Errorf("Part C replays reached %s headline rows; they are judge tests, not replies", n)
+	}
 	empty := testutil.Query(t, data, `SELECT count(*) FROM judge_tests j WHERE form = 'empty' AND eval IN ('xstest_safe', 'hle_text')`)[0][0]
 	if empty != "0" {
 		t.Errorf("a guarded judge was tested on the empty form %s times", empty)
