@@ -11,9 +11,12 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X empties/internal/app.Version=$(VERSION)
 export CGO_ENABLED := 1
 
-DEMO_LOGS := testdata/classify testdata/logs
+DEMO_LOGS := data/demo/logs
+MANIFEST  := data/study.yaml
+DEMO      := $(OUT)/demo
+INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo venv fixtures bench clean
+.PHONY: all build test vet demo notebook venv fixtures demo-logs bench clean
 
 all: build
 
@@ -34,13 +37,30 @@ vet:
 test: venv vet
 	go test -count=1 ./...
 
-demo: build
-	$(BIN)/empties ingest $(DEMO_LOGS) --out $(OUT)/demo
-	$(BIN)/empties sql "SELECT task, class, count(*) AS replies FROM replies GROUP BY ALL ORDER BY task, replies DESC" --data $(OUT)/demo
+# The whole pipeline on the bundled demo: a miniature study whose replies are
+# simulated (mockllm through the real inspect_ai and inspect_evals scorers).
+demo: venv build
+	@echo "== demo: every reply in data/demo is simulated (see data/demo/README.md)"
+	$(BIN)/empties ingest $(DEMO_LOGS) --out $(DEMO) --progress never
+	$(BIN)/empties classify --data $(DEMO)
+	$(BIN)/empties rescore --data $(DEMO) --manifest $(MANIFEST)
+	$(BIN)/empties check --data $(DEMO)
+	$(BIN)/empties analyze --data $(DEMO) --manifest $(MANIFEST)
+	$(BIN)/empties exposure $(INSPECT_EVALS) --out $(DEMO)
+	$(BIN)/empties decide --data $(DEMO) --manifest $(MANIFEST)
+	$(BIN)/empties report --data $(DEMO) --out $(OUT)/report
+	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md"
+
+notebook: demo
+	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks
 
 fixtures: venv
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
+	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
+
+demo-logs: venv build
+	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties
 
 bench: venv build
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
