@@ -194,6 +194,9 @@ type Headline struct {
 	Low            *float64 `parquet:"ci_low,optional" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
 	High           *float64 `parquet:"ci_high,optional" doc:"upper end of the interval"`
 	HalfWidth      *float64 `parquet:"half_width,optional" doc:"(ci_high - ci_low) / 2"`
+	DeltaP0        *float64 `parquet:"delta_p0,optional" doc:"value minus the P0 value of the same cell (0 for P0)"`
+	DeltaLow       *float64 `parquet:"delta_low,optional" doc:"lower end of the paired bootstrap interval of delta_p0 (same resamples for every policy of a cell)"`
+	DeltaHigh      *float64 `parquet:"delta_high,optional" doc:"upper end of that interval"`
 	Level          float64  `parquet:"level" doc:"interval level, e.g. 0.95"`
 	Samples        int64    `parquet:"n_samples" doc:"samples in the cell"`
 	Scored         int64    `parquet:"n_scored" doc:"samples that count in the metric"`

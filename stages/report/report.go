@@ -286,6 +286,22 @@ func (b *builder) index() error {
 	if !found {
 		s.WriteString("No decisions table yet: run `empties analyze` and `empties decide`.\n\n")
 	}
+	if b.have["log_assignments"] {
+		_, rows, err := b.query(`SELECT path, task, model FROM log_assignments WHERE eval IS NULL ORDER BY path`)
+		if err != nil {
+			return err
+		}
+		s.WriteString("## Logs that match no eval profile\n\n")
+		if len(rows) == 0 {
+			s.WriteString("None: every log maps to an eval profile of the manifest.\n\n")
+		} else {
+			fmt.Fprintf(&s, "%d logs keep their replies and classes but are not re-scored (add a profile or a mapping rule):\n\n", len(rows))
+			for _, r := range rows {
+				fmt.Fprintf(&s, "- `%s` (task %s, model %s)\n", full(r[0]), full(r[1]), full(r[2]))
+			}
+			s.WriteString("\n")
+		}
+	}
 	s.WriteString("## Plots\n\n")
 	for _, p := range b.plotted {
 		fmt.Fprintf(&s, "### %s\n\n![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", p.title, p.title, p.name, p.name)

@@ -189,10 +189,17 @@ bs AS (
 ci AS (
   SELECT route, arm, policy, quantile_cont(value, $lo) AS lo, quantile_cont(value, $hi) AS hi
   FROM bs WHERE NOT isnan(value) GROUP BY ALL
-)
-SELECT c.route, c.arm, c.policy, c.n_samples, coalesce(p.n_scored, 0), p.value, ci.lo, ci.hi, coalesce(needs.n, 0)
+),
+paired AS (
+  SELECT b.route, b.arm, b.policy, quantile_cont(b.value - b0.value, $lo) AS dlo, quantile_cont(b.value - b0.value, $hi) AS dhi
+  FROM bs b JOIN bs b0 ON b0.route = b.route AND b0.arm = b.arm AND b0.__resample = b.__resample AND b0.policy = 'P0'
+  WHERE NOT isnan(b.value) AND NOT isnan(b0.value) GROUP BY ALL
+),
+p0 AS (SELECT route, arm, value AS v0 FROM point WHERE policy = 'P0')
+SELECT c.route, c.arm, c.policy, c.n_samples, coalesce(p.n_scored, 0), p.value, ci.lo, ci.hi, coalesce(needs.n, 0),
+  p.value - p0.v0, paired.dlo, paired.dhi
 FROM cells c LEFT JOIN point p USING (route, arm, policy) LEFT JOIN ci USING (route, arm, policy)
-LEFT JOIN needs USING (route, arm, policy)
+LEFT JOIN needs USING (route, arm, policy) LEFT JOIN p0 USING (route, arm) LEFT JOIN paired USING (route, arm, policy)
 ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, partFilter(true), p.Headline.Formula)
 	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name), sql.Named("lo", (1-level)/2), sql.Named("hi", 1-(1-level)/2))
 	if err != nil {
@@ -202,8 +209,8 @@ ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, partFilter(true), p
 	var out []schema.Headline
 	for rows.Next() {
 		var h schema.Headline
-		var value, lo, hi sql.NullFloat64
-		if err := rows.Scan(&h.Route, &h.Arm, &h.Policy, &h.Samples, &h.Scored, &value, &lo, &hi, &h.NeedsJudge); err != nil {
+		var value, lo, hi, delta, dlo, dhi sql.NullFloat64
+		if err := rows.Scan(&h.Route, &h.Arm, &h.Policy, &h.Samples, &h.Scored, &value, &lo, &hi, &h.NeedsJudge, &delta, &dlo, &dhi); err != nil {
 			return nil, err
 		}
 		h.Eval, h.Metric, h.Level = p.Name, p.Headline.Metric, level
@@ -216,6 +223,7 @@ ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, partFilter(true), p
 			h.Value = &v
 		}
 		h.Low, h.High = nullable(lo), nullable(hi)
+		h.DeltaP0, h.DeltaLow, h.DeltaHigh = nullable(delta), nullable(dlo), nullable(dhi)
 		if h.Low != nil && h.High != nil {
 			hw := (*h.High - *h.Low) / 2
 			h.HalfWidth = &hw

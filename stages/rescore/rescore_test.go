@@ -90,6 +90,11 @@ func TestHeadlinesAreReproducible(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("intervals that miss their point value: %v", bad)
 	}
+	// P0 against itself is exactly 0 on every resample.
+	p0 := testutil.Query(t, dir, `SELECT count(*) FROM headlines WHERE policy = 'P0' AND value IS NOT NULL AND NOT (delta_p0 = 0 AND delta_low = 0 AND delta_high = 0)`)
+	if p0[0][0] != "0" {
+		t.Errorf("%s P0 rows with a non-zero paired delta", p0[0][0])
+	}
 }
 
 // Judge calls that produced a score become judge_verdicts, with the class of
