@@ -58,10 +58,20 @@ func Root() *cli.Command {
 		Version: Version,
 		Description: `empties reads Inspect AI evaluation logs (.eval and .json, every format
 version), finds the reply of the model under test in every sample, classifies
-it, and writes Parquet tables that DuckDB, pandas and polars can read.
+it, re-scores it under routing policies P0-P3, computes the pre-registered
+measures in DuckDB SQL, applies decision rules D1-D4 and regenerates the
+report. Every table is Parquet that DuckDB, pandas and polars can read.
 
-Typical use:
+The study, stage by stage:
    empties ingest logs/ --out data/study
+   empties rescore --data data/study --manifest data/study.yaml
+   empties check --data data/study
+   empties select wide --data data/study --manifest data/study.yaml --out plans/wide
+   empties analyze --data data/study --manifest data/study.yaml
+   empties decide --data data/study --manifest data/study.yaml
+   empties report --data data/study --out report/
+
+Ad hoc:
    empties sql "SELECT class, count(*) FROM replies GROUP BY ALL" --data data/study
    duckdb data/study/empties.duckdb`,
 		Commands: Commands(),
