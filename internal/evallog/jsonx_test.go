@@ -1,6 +1,7 @@
 package evallog
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
@@ -70,4 +71,24 @@ func TestContentsStringOrList(t *testing.T) {
 	if !*m.Content[1].Refusal || !m.Content[0].Redacted {
 		t.Fatalf("flags lost: %+v", m.Content)
 	}
+}
+
+// Sanitising and restoring gives back the original bytes, whatever they are.
+func FuzzSanitizeRoundTrip(f *testing.F) {
+	for _, s := range []string{`{"a": NaN}`, `[Infinity, -Infinity, "NaN"]`, `{"t": "x\"NaN\"", "v": -Infinity}`,
+		`NaNaN`, `"unterminated NaN`, `{"k": "\\", "v": NaN}`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.Contains(data, []byte(`\u0000`)) {
+			return // the sentinel's own bytes
+		}
+		clean, changed := SanitizeNonFinite(data)
+		if back := RestoreNonFinite(clean); !bytes.Equal(back, data) {
+			t.Fatalf("round trip of %q gave %q", data, back)
+		}
+		if !changed && !bytes.Equal(clean, data) {
+			t.Fatalf("unchanged input %q came back as %q", data, clean)
+		}
+	})
 }
