@@ -76,7 +76,28 @@ type ErrorForm struct {
 	Name     string
 	Provider string
 	Source   string // where the adapter produces it (inspect_ai 0.3.285)
-	Pattern  *regexp.Regexp
+	// Patterns: the text matches the form when any matches. Each is either
+	// anchored at the start or a plain literal, so a long reply is not
+	// scanned with backtracking.
+	Patterns []*regexp.Regexp
+}
+
+// Matches reports whether text is this form.
+func (f ErrorForm) Matches(text string) bool {
+	for _, p := range f.Patterns {
+		if p.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+func res(patterns ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(patterns))
+	for i, p := range patterns {
+		out[i] = regexp.MustCompile(p)
+	}
+	return out
 }
 
 // ErrorForms is the data behind the error_text rule. Anthropic's canned
@@ -87,19 +108,19 @@ type ErrorForm struct {
 var ErrorForms = []ErrorForm{
 	{"openai_policy_error", "openai",
 		"model/_openai.py openai_refusal_model_output: content = the 400 error body's message (codes invalid_prompt, content_policy_violation, content_filter, bio_policy, cyber_policy); testdata/classify/README.md",
-		regexp.MustCompile(`(?is)^\s*(invalid prompt: (your prompt was flagged as potentially violating our usage polic|we've limited access to this content for safety reasons)|your request was rejected as a result of our safety system|the response was filtered due to the prompt triggering azure openai's content management policy)`)},
+		res(`(?is)^\s*(invalid prompt: (your prompt was flagged as potentially violating our usage polic|we've limited access to this content for safety reasons)|your request was rejected as a result of our safety system|the response was filtered due to the prompt triggering azure openai's content management policy)`)},
 	{"openai_context_length", "openai",
 		"model/_openai.py openai_refusal_model_output: code context_length_exceeded gives model_length with the API message as content and no error field",
-		regexp.MustCompile(`^\s*This model's maximum context length is \d+ tokens\.`)},
+		res(`^\s*This model's maximum context length is \d+ tokens\.`)},
 	{"gemini_blocked", "google",
 		`model/_providers/google.py prompt_feedback_to_content: "BLOCKED: {block_reason}" (str() of google-genai's BlockedReason: "BLOCKED: BlockedReason.PROHIBITED_CONTENT"), then the block message and safety ratings`,
-		regexp.MustCompile(`^\s*BLOCKED: (BlockedReason\.)?[A-Z_]+\s*(\n|$)`)},
+		res(`^\s*BLOCKED: (BlockedReason\.)?[A-Z_]+\s*(\n|$)`)},
 	{"gemini_no_content", "google",
 		`model/_providers/google.py completion_choices_from_candidates: no candidates and no prompt feedback gives NO_CONTENT "(no content)" with stop_reason stop`,
-		regexp.MustCompile(`^\s*\(no content\)\s*$`)},
+		res(`^\s*\(no content\)\s*$`)},
 	{"grok_safety_check", "grok",
 		`model/_providers/grok.py _handle_grpc_permission_denied: the gRPC details become the content ("Content violates usage guidelines. ... Failed check: SAFETY_CHECK_TYPE_BIO")`,
-		regexp.MustCompile(`^\s*Content violates usage guidelines\.|Failed check: SAFETY_CHECK_TYPE_`)},
+		res(`^\s*Content violates usage guidelines\.`, `Failed check: SAFETY_CHECK_TYPE_`)},
 }
 
 // ordered is Rules with one error_text.form rule per ErrorForm inserted after
@@ -114,7 +135,7 @@ var ordered = func() []Rule {
 				out = append(out, Rule{
 					ID: "error_text.form." + f.Name, Class: ErrorText,
 					Seed:  "the text matches a provider error form (" + f.Provider + ")",
-					Match: func(r *schema.Reply) bool { return f.Pattern.MatchString(r.Text) },
+					Match: func(r *schema.Reply) bool { return f.Matches(r.Text) },
 				})
 			}
 		}
