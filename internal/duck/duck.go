@@ -46,6 +46,10 @@ func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // outputs, whose contracts live beside their SQL. It returns the tables it
 // found.
 func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, error) {
+	return createViews(ctx, db, dataDir, true)
+}
+
+func createViews(ctx context.Context, db *sql.DB, dataDir string, strict bool) ([]string, error) {
 	var found []string
 	declared := map[string]bool{}
 	for _, t := range schema.Tables() {
@@ -60,7 +64,7 @@ func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, err
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
 		}
-		if err := checkColumns(ctx, db, t); err != nil {
+		if err := checkColumns(ctx, db, t); err != nil && strict {
 			return nil, fmt.Errorf("%s: %w", store.TableGlob(dataDir, t.Name), err)
 		}
 		found = append(found, t.Name)
@@ -81,13 +85,14 @@ func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, err
 }
 
 // WriteViewsDB writes a DuckDB database file holding one view per table of
-// the dataset at dataDir, so `duckdb <file>` works on its own.
+// the dataset at dataDir, so `duckdb <file>` works on its own. A table
+// written by another version still gets its view; queries on it say why.
 func WriteViewsDB(ctx context.Context, file, dataDir string) error {
 	db, err := Open(file)
 	if err != nil {
 		return err
 	}
-	if _, err := CreateViews(ctx, db, dataDir); err != nil {
+	if _, err := createViews(ctx, db, dataDir, false); err != nil {
 		db.Close()
 		return err
 	}

@@ -36,6 +36,7 @@ type Dataset struct {
 	lock    *os.File
 	seq     int
 	staged  map[string][]string // table → staged files, in order
+	drops   []string            // tables to remove at Commit
 }
 
 // Create locks dir (creating it) for writing and prepares a staging area.
@@ -261,6 +262,25 @@ func (d *Dataset) Commit(files ...string) error {
 		if err := os.Rename(filepath.Join(d.staging, f), filepath.Join(d.Dir, f)); err != nil {
 			return err
 		}
+	}
+	for _, t := range d.drops {
+		if err := os.Rename(filepath.Join(d.Dir, t), filepath.Join(d.staging, "dropped-"+t)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	d.drops = nil
+	return nil
+}
+
+// Drop removes tables from the dataset when Commit runs (their files go with
+// the staging area), for tables a stage makes stale.
+func (d *Dataset) Drop(tables ...string) error {
+	for _, t := range tables {
+		src := filepath.Join(d.Dir, t)
+		if _, err := os.Stat(src); os.IsNotExist(err) {
+			continue
+		}
+		d.drops = append(d.drops, t)
 	}
 	return nil
 }

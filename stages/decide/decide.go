@@ -132,11 +132,14 @@ type decider struct {
 	have map[string]bool
 }
 
-// cell is one row behind a rule.
+// cell is one row behind a rule. bar is the cell's own threshold where the
+// rule has one per cell (D3).
 type cell struct {
 	name  string
 	value float64
 	extra string
+	bar   float64
+	kind  string // the eval's kind (refusal or capability), where the query gives it
 }
 
 func (c cell) String() string { return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.extra) }
@@ -153,11 +156,24 @@ func (d *decider) cells(table, q string) ([]cell, error) {
 	var out []cell
 	for rows.Next() {
 		var c cell
-		var v sql.NullFloat64
-		var extra sql.NullString
-		if err := rows.Scan(&c.name, &v, &extra); err != nil {
+		var v, bar sql.NullFloat64
+		var extra, kind sql.NullString
+		dest := []any{&c.name, &v, &extra}
+		cols, _ := rows.Columns()
+		for _, col := range cols[3:] {
+			switch col {
+			case "bar":
+				dest = append(dest, &bar)
+			case "kind":
+				dest = append(dest, &kind)
+			default:
+				return nil, fmt.Errorf("decide: unexpected column %s", col)
+			}
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
+		c.bar, c.kind = bar.Float64, kind.String
 		if !v.Valid || math.IsNaN(v.Float64) {
 			continue
 		}
@@ -283,17 +299,13 @@ func (d *decider) all() ([]schema.Decision, error) {
 	floor := *d.t.D3MinDeltaPP
 	d3all, err := d.cells("d3_headline_deltas", fmt.Sprintf(`SELECT eval || ' × ' || route || ' × ' || arm, abs(delta),
 	    printf(' (P3 − P0 = %%.4g; threshold max(%%.4g, half-width %%.4g) = %%.4g; %%s eval)', delta, %g * pp_unit, coalesce(p0_half_width, 0),
-	      greatest(%g * pp_unit, coalesce(p0_half_width, 0)), kind)
-	  FROM d3_headline_deltas WHERE is_primary AND delta IS NOT NULL ORDER BY eval, route, arm`, floor, floor))
+	      greatest(%g * pp_unit, coalesce(p0_half_width, 0)), kind),
+	    greatest(%g * pp_unit, coalesce(p0_half_width, 0)) AS bar, kind
+	  FROM d3_headline_deltas WHERE is_primary AND delta IS NOT NULL ORDER BY eval, route, arm`, floor, floor, floor))
 	if err != nil {
 		return nil, err
 	}
-	d3hits, err := d.cells("d3_headline_deltas", fmt.Sprintf(`SELECT eval || ' × ' || route || ' × ' || arm, abs(delta), ' ' || kind
-	  FROM d3_headline_deltas WHERE is_primary AND delta IS NOT NULL AND abs(delta) > greatest(%g * pp_unit, coalesce(p0_half_width, 0))
-	  ORDER BY eval, route, arm`, floor))
-	if err != nil {
-		return nil, err
-	}
+	d3hits := where(d3all, func(c cell) bool { return c.value > c.bar })
 	dec = schema.Decision{Rule: "D3", Question: "on the primary cells, does class-aware routing (P3) change the headline metric compared with the current code (P0)",
 		Threshold: fmt.Sprintf("|P3 − P0| > max(%g pp, the P0 %s half-width) on a primary cell", floor, pct(*d.t.Interval)),
 		Inputs:    "d3_headline_deltas", Value: maxOf(d3all)}
@@ -405,10 +417,10 @@ func hypotheses(rules []schema.Decision, d3hits, d4pass, d4dis []cell, raise, he
 		}
 		safetyHit := false
 		for _, c := range d3hits {
-			safetyHit = safetyHit || strings.Contains(c.extra, "refusal")
+			safetyHit = safetyHit || c.kind == "refusal"
 		}
 		switch {
-		case best != nil && strings.Contains(best.extra, "refusal"):
+		case best != nil && best.kind == "refusal":
 			h3.Verdict, h3.Cells = Supported, best.String()
 		case !safetyHit:
 			h3.Verdict = Against

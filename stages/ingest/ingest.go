@@ -50,8 +50,9 @@ holding one view per table. Every log era is read: zstd, deflate or stored
 members, ZIP64, duplicate members (the last wins), running or killed logs (no
 header.json), log versions 1-3, event pools and attachments.
 
-The tables are rebuilt from the given logs on every run. A file that cannot be
-read is reported with the member at fault and left out whole; the others go on,
+The tables are rebuilt from the given logs on every run, and the later
+stages' tables in DIR (computed from the replies replaced) are removed: run
+rescore, analyze and decide again. A file that cannot be read is reported with the member at fault and left out whole; the others go on,
 and the exit code is 1. A killed run leaves the previous tables untouched.
 
 Examples:
@@ -421,6 +422,9 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
 		return err
 	}
+	if err := ds.Drop(derivedTables(ds.Dir)...); err != nil {
+		return err
+	}
 	if err := ds.Commit(); err != nil {
 		return err
 	}
@@ -434,6 +438,26 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	}
 	os.Remove(tmp + ".wal")
 	return ds.Commit(dbName)
+}
+
+// ownTables are the tables ingest writes; keptTables do not derive from the
+// logs. Every other table of the dataset was computed from the replies ingest
+// replaces, so it is removed: run the later stages again.
+var (
+	ownTables  = map[string]bool{"logs": true, "replies": true, "scores": true, "model_calls": true, "ingest_errors": true}
+	keptTables = map[string]bool{"exposure": true}
+)
+
+func derivedTables(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() && !ownTables[n] && !keptTables[n] && !strings.HasPrefix(n, ".") && store.HasTable(dir, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func newLogContext(path string, l *evallog.Log) *logContext {

@@ -174,3 +174,29 @@ func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Re-ingesting replaces the replies, so the tables computed from the old
+// ones go; a table that does not come from the logs (exposure) stays.
+func TestReingestDropsDerivedTables(t *testing.T) {
+	dir := ingested(t)
+	rescored(t, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "exposure"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := os.ReadFile(filepath.Join(dir, "logs", "part-00000.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "exposure", "exposure.parquet"), exp, 0o644)
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"policy_scores", "headlines", "p0_check", "reply_outcomes", "log_assignments"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s survived a new ingest", gone)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exposure", "exposure.parquet")); err != nil {
+		t.Errorf("exposure was removed: %v", err)
+	}
+}
