@@ -285,6 +285,23 @@ func (d *Dataset) Drop(tables ...string) error {
 	return nil
 }
 
+// TablesExcept lists the dataset's tables other than keep, sorted.
+func TablesExcept(dir string, keep ...string) []string {
+	skip := map[string]bool{}
+	for _, k := range keep {
+		skip[k] = true
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() && !skip[n] && !strings.HasPrefix(n, ".") && HasTable(dir, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // TableGlob is the read_parquet glob of a table in a dataset directory.
 func TableGlob(dir, table string) string {
 	return filepath.Join(dir, table, "*.parquet")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -90,10 +91,21 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	var dropped []string
+	if changed > 0 {
+		// Every later table was computed from the old classes.
+		dropped = store.TablesExcept(opts.Data, "logs", "replies", "scores", "model_calls", "ingest_errors", "exposure")
+		if err := ds.Drop(dropped...); err != nil {
+			return err
+		}
+	}
 	if err := ds.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", Version, changed)
+	if len(dropped) > 0 {
+		fmt.Fprintf(w, "removed the tables computed from the old classes (%s): run rescore, analyze and decide again\n", strings.Join(dropped, ", "))
+	}
 	for _, r := range OrderedRules() {
 		if n, ok := counts[r.Class]; ok {
 			fmt.Fprintf(w, "  %-16s %8d\n", r.Class, n)

@@ -422,7 +422,7 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
 		return err
 	}
-	if err := ds.Drop(derivedTables(ds.Dir)...); err != nil {
+	if err := ds.Drop(store.TablesExcept(ds.Dir, keptByIngest...)...); err != nil {
 		return err
 	}
 	if err := ds.Commit(); err != nil {
@@ -440,25 +440,10 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	return ds.Commit(dbName)
 }
 
-// ownTables are the tables ingest writes; keptTables do not derive from the
-// logs. Every other table of the dataset was computed from the replies ingest
+// Tables ingest writes, and tables that do not derive from the logs; every
+// other table of the dataset was computed from the replies a new ingest
 // replaces, so it is removed: run the later stages again.
-var (
-	ownTables  = map[string]bool{"logs": true, "replies": true, "scores": true, "model_calls": true, "ingest_errors": true}
-	keptTables = map[string]bool{"exposure": true}
-)
-
-func derivedTables(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() && !ownTables[n] && !keptTables[n] && !strings.HasPrefix(n, ".") && store.HasTable(dir, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+var keptByIngest = []string{"logs", "replies", "scores", "model_calls", "ingest_errors", "exposure"}
 
 func newLogContext(path string, l *evallog.Log) *logContext {
 	h := l.Header
