@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -104,8 +105,8 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, err)
 	var usage *cliutil.UsageError
-	if errors.As(err, &usage) {
-		return 2
+	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "Required flag") || strings.HasPrefix(err.Error(), "flag provided but not defined") {
+		return 2 // urfave/cli's own usage errors have no type to test
 	}
 	return 1
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"empties/internal/cliutil"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,6 +35,9 @@ func discover(paths []string) (files []string, skipped int, err error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, 0, cliutil.Usagef("ingest: %s: no such file or folder", p)
+			}
 			return nil, 0, err
 		}
 		if !st.IsDir() {

@@ -52,8 +52,9 @@ header.json), log versions 1-3, event pools and attachments.
 
 The tables are rebuilt from the given logs on every run, and the later
 stages' tables in DIR (computed from the replies replaced) are removed: run
-rescore, analyze and decide again. A file that cannot be read is reported with the member at fault and left out whole; the others go on,
-and the exit code is 1. A killed run leaves the previous tables untouched.
+rescore, analyze and decide again. A file that cannot be read is reported
+with the member at fault and left out whole; the others go on, and the exit
+code is 1. A killed run leaves the previous tables untouched.
 
 Examples:
    empties ingest logs/ --out data/study
