@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"empties/internal/testutil"
+	"empties/stages/analyze"
+	"empties/stages/decide"
 	"empties/stages/ingest"
 	"empties/stages/report"
 	"empties/stages/rescore"
@@ -41,7 +43,14 @@ func TestReportIsByteIdentical(t *testing.T) {
 	if err := ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
+	m := testutil.Path(t, "data", "study.yaml")
+	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := decide.Run(ctx, decide.Options{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
@@ -61,12 +70,18 @@ func TestReportIsByteIdentical(t *testing.T) {
 		}
 	}
 	index := string(a["index.md"])
-	for _, want := range []string{"tables/headlines.md", "tables/p0_check.csv", "tables/max_tokens_by_route.md"} {
+	for _, want := range []string{"tables/headlines.md", "tables/p0_check.csv", "tables/max_tokens_by_route.md",
+		"plots/class_shares.png", "plots/d3_deltas.png", "tables/decisions.md"} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.md does not link %s", want)
 		}
 	}
 	if !strings.Contains(string(a["tables/p0_check.csv"]), "xstest_safe") {
 		t.Errorf("p0_check.csv lacks the xstest_safe row")
+	}
+	for _, plot := range []string{"plots/class_shares.png", "plots/class_shares.svg", "plots/d3_deltas.svg"} {
+		if len(a[plot]) < 1000 {
+			t.Errorf("%s missing or empty (%d bytes)", plot, len(a[plot]))
+		}
 	}
 }
