@@ -143,6 +143,16 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := writeVerdicts(ds, m, assigned, judges, replies, logged); err != nil {
 		return err
 	}
+	err = store.Rewrite(ds, "replies", func(r *schema.Reply) {
+		r.PairKey = nil
+		if a, ok := assigned[r.LogID]; ok {
+			k := PairKey(a.Eval, a.Route, r.SampleID, r.Epoch)
+			r.PairKey = &k
+		}
+	})
+	if err != nil {
+		return err
+	}
 	for _, mg := range []func() error{
 		func() error { return store.Merge[schema.LogAssignment](ds, "log_assignments") },
 		func() error { return store.Merge[schema.PolicyScore](ds, "policy_scores") },

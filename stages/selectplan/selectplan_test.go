@@ -250,3 +250,13 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// replies carry the pairing key once rescore has placed their logs.
+func TestRepliesCarryThePairKey(t *testing.T) {
+	data := demo(t)
+	rows := testutil.Query(t, data, `SELECT count(*) FILTER (r.pair_key IS NULL), count(*) FILTER (r.pair_key <> o.pair_key)
+	  FROM replies r LEFT JOIN reply_outcomes o USING (log_id, sample_id, epoch)`)
+	if rows[0][0] != "0" || rows[0][1] != "0" {
+		t.Errorf("replies without a pair key: %s; differing from reply_outcomes: %s", rows[0][0], rows[0][1])
+	}
+}
