@@ -224,23 +224,34 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 	}
 	for {
 		for s.pos < len(s.buf) {
-			c := s.buf[s.pos]
 			if inString {
-				s.pos++
-				switch {
-				case escaped:
+				if escaped {
+					s.pos++
 					escaped = false
-				case c == '\\':
+					continue
+				}
+				// Jump over the string body to the next quote or backslash:
+				// long texts are most of a log's bytes.
+				i := quoteOrBackslash(s.buf[s.pos:])
+				if i < 0 {
+					s.pos = len(s.buf)
+					continue
+				}
+				s.pos += i
+				if s.buf[s.pos] == '\\' {
 					escaped = true
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						flush()
-						return dst, nil
-					}
+					s.pos++
+					continue
+				}
+				s.pos++
+				inString = false
+				if depth == 0 {
+					flush()
+					return dst, nil
 				}
 				continue
 			}
+			c := s.buf[s.pos]
 			switch c {
 			case '"':
 				inString = true
@@ -278,4 +289,16 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 		}
 		start = s.pos
 	}
+}
+
+// quoteOrBackslash is the index of the first '"' or '\\' in b, or -1.
+func quoteOrBackslash(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	if q < 0 {
+		return bytes.IndexByte(b, '\\')
+	}
+	if bs := bytes.IndexByte(b[:q], '\\'); bs >= 0 {
+		return bs
+	}
+	return q
 }

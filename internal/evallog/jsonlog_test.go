@@ -1,6 +1,7 @@
 package evallog
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,4 +70,42 @@ func TestOpenRejectsNonLogs(t *testing.T) {
 			t.Errorf("%s opened as a log", name)
 		}
 	}
+}
+
+// value captures a whole value exactly, whatever the buffer size: a tiny
+// buffer puts every escape, quote and bracket across a refill boundary.
+func TestScannerCapturesAcrossRefills(t *testing.T) {
+	docs := []string{
+		`{"a": "x\"y\\", "b": [1, {"c": "\\\\\"}"}], "d": "\u00e9 ]}"}`,
+		`["", "\\", "\"", "a\\\"b", [[[]]], {}, -1.5e3, true, null]`,
+		`"a long string with \n escapes \t and \"quotes\" and } ] brackets"`,
+	}
+	for _, doc := range docs {
+		for size := 1; size <= 9; size++ {
+			s := &scanner{r: strings.NewReader(doc + " "), buf: make([]byte, 0, size)}
+			got, err := s.value([]byte{})
+			if err != nil {
+				t.Fatalf("buffer %d: %s: %v", size, doc, err)
+			}
+			if string(got) != doc {
+				t.Fatalf("buffer %d: captured %s, want %s", size, got, doc)
+			}
+		}
+	}
+}
+
+func FuzzScannerCapture(f *testing.F) {
+	f.Add(`{"a": "x\"y\\", "b": [1, 2]}`, 3)
+	f.Add(`["\\\\\"", {"k": null}]`, 1)
+	f.Fuzz(func(t *testing.T, doc string, size int) {
+		if size < 1 || size > 64 || !json.Valid([]byte(doc)) {
+			return
+		}
+		doc = strings.TrimSpace(doc)
+		s := &scanner{r: strings.NewReader(doc + " "), buf: make([]byte, 0, size)}
+		got, err := s.value([]byte{})
+		if err != nil || string(got) != doc {
+			t.Fatalf("buffer %d: captured %q (%v), want %q", size, got, err, doc)
+		}
+	})
 }
