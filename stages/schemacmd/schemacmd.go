@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -12,6 +13,8 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/schema"
+	sqlfiles "empties/sql"
+	"empties/stages/analyze"
 )
 
 // Options configure the schema command.
@@ -43,19 +46,60 @@ Examples:
 	}
 }
 
+// table is one table's documentation, from the Go declarations in schema/
+// or from an analysis output's contract in sql/.
+type table struct {
+	Name    string          `json:"name"`
+	Grain   string          `json:"grain"`
+	Doc     string          `json:"doc"`
+	Columns []schema.Column `json:"columns"`
+}
+
+// allTables lists the stages' tables, then the analysis outputs.
+func allTables() ([]table, error) {
+	var out []table
+	for _, t := range schema.Tables() {
+		out = append(out, table{t.Name, t.Grain, t.Doc, t.Columns()})
+	}
+	suite, err := analyze.LoadSuite(sqlfiles.FS)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(suite.Contracts))
+	for n := range suite.Contracts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := suite.Contracts[n]
+		t := table{Name: c.Output, Grain: c.Grain, Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
+		for _, col := range c.Columns {
+			t.Columns = append(t.Columns, schema.Column{Name: col.Name, Type: col.Type, Nullable: !col.NotNull, Doc: col.Doc})
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // Run prints the schema.
 func Run(_ context.Context, opts Options, w io.Writer) error {
-	tables := schema.Tables()
+	tables, err := allTables()
+	if err != nil {
+		return err
+	}
 	if opts.Table != "" {
-		t, ok := schema.Lookup(opts.Table)
-		if !ok {
-			var names []string
-			for _, t := range tables {
-				names = append(names, t.Name)
+		var names []string
+		var found []table
+		for _, t := range tables {
+			names = append(names, t.Name)
+			if t.Name == opts.Table {
+				found = append(found, t)
 			}
+		}
+		if len(found) == 0 {
 			return cliutil.Usagef("schema: no table %q; tables are %s", opts.Table, strings.Join(names, ", "))
 		}
-		tables = []schema.Table{t}
+		tables = found
 	}
 	switch opts.Format {
 	case "text":
@@ -64,7 +108,7 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 				fmt.Fprintln(w)
 			}
 			fmt.Fprintf(w, "%s: %s\n  %s\n", t.Name, t.Grain, t.Doc)
-			for _, c := range t.Columns() {
+			for _, c := range t.Columns {
 				null := ""
 				if c.Nullable {
 					null = " NULL"
@@ -75,25 +119,16 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 	case "markdown":
 		for _, t := range tables {
 			fmt.Fprintf(w, "## %s\n\n%s. %s\n\n| column | type | null | meaning |\n|---|---|---|---|\n", t.Name, t.Grain, t.Doc)
-			for _, c := range t.Columns() {
+			for _, c := range t.Columns {
 				fmt.Fprintf(w, "| %s | %s | %v | %s |\n", c.Name, c.Type, c.Nullable, strings.ReplaceAll(c.Doc, "|", `\|`))
 			}
 			fmt.Fprintln(w)
 		}
 	case "json":
-		type table struct {
-			Name    string          `json:"name"`
-			Grain   string          `json:"grain"`
-			Doc     string          `json:"doc"`
-			Columns []schema.Column `json:"columns"`
-		}
 		out := struct {
 			Version int     `json:"version"`
 			Tables  []table `json:"tables"`
-		}{Version: schema.Version}
-		for _, t := range tables {
-			out.Tables = append(out.Tables, table{t.Name, t.Grain, t.Doc, t.Columns()})
-		}
+		}{Version: schema.Version, Tables: tables}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err
