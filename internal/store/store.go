@@ -420,3 +420,19 @@ func WriteFile(path string, fill func(io.Writer) error) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// Finish closes the file without staging it, for a caller that reads the
+// rows back itself (ReadFile) and removes the file.
+func (w *Writer[T]) Finish() (string, error) {
+	err := w.w.Close()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return w.path, err
+}
+
+// ReadFile streams the rows of one Parquet file to fn in batches; fn must
+// not keep the batch.
+func ReadFile[T any](path string, fn func([]T) error) error {
+	return copyRows(path, make([]T, 1024), fn)
+}

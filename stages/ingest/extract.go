@@ -31,6 +31,32 @@ type sampleRows struct {
 	Calls  []schema.ModelCall
 }
 
+// size approximates the bytes the rows hold (their text), for the spill
+// threshold.
+func (r *sampleRows) size() int64 {
+	n := int64(len(r.Reply.Text) + len(r.Reply.ReasoningText) + 512)
+	if r.Reply.SampleMetadata != nil {
+		n += int64(len(*r.Reply.SampleMetadata))
+	}
+	for i := range r.Scores {
+		s := &r.Scores[i]
+		n += int64(len(s.ValueJSON) + 128)
+		for _, p := range []*string{s.Answer, s.Explanation, s.Metadata} {
+			if p != nil {
+				n += int64(len(*p))
+			}
+		}
+	}
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		n += int64(len(c.Text) + 256)
+		if c.PromptText != nil {
+			n += int64(len(*c.PromptText))
+		}
+	}
+	return n
+}
+
 // Call kinds and the reasons for them (model_calls.kind, kind_reason).
 const (
 	KindMUT   = "model_under_test"

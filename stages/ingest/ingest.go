@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +33,13 @@ type Options struct {
 	Out      string   // dataset directory
 	Workers  int      // sample decoders; 0 = one per CPU
 	Progress string   // auto (on a terminal), always, never
+	// SpillBytes is how many bytes of one log's rows are held in memory
+	// before they go to a staging file; 0 means DefaultSpillBytes.
+	SpillBytes int64
 }
+
+// DefaultSpillBytes bounds the rows of one log held in memory.
+const DefaultSpillBytes = 256 << 20
 
 // Command returns the `ingest` subcommand.
 func Command() *cli.Command {
@@ -111,7 +118,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 
 	start := time.Now()
 	prog := newProgress(stderr, opts.Progress, len(files))
-	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), prog, stderr)
+	spill := opts.SpillBytes
+	if spill <= 0 {
+		spill = DefaultSpillBytes
+	}
+	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), spill, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err
@@ -161,7 +172,7 @@ type jobResult struct {
 // samples to a pool of decoders; the writer takes results back in the same
 // order, so output order never depends on timing, and at most a bounded
 // number of samples is in flight.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, prog *progress, stderr io.Writer) (*Summary, error) {
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inFlight := 2 * nWorkers
@@ -215,7 +226,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr, sinks: sk}
+	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr, sinks: sk, spillAt: spillAt}
 	var werr error
 	for it := range order {
 		if werr != nil || ctx.Err() != nil {
@@ -276,14 +287,16 @@ func runJob(j *job) (res jobResult) {
 
 // writer collects the rows of the current file and hands them to the table
 // sinks only once the whole file has been read, so a file that fails
-// part-way leaves nothing behind. One file's rows are held in memory: the
-// rows are small next to the raw log (no events, no inputs).
+// part-way leaves nothing behind. The rows are small next to the raw log (no
+// events, no inputs); past spillAt bytes a log's rows go to staging files,
+// so memory stays bounded however many samples one log holds.
 type writer struct {
-	ds     *store.Dataset
-	sum    *Summary
-	prog   *progress
-	stderr io.Writer
-	sinks  *sinks
+	ds      *store.Dataset
+	sum     *Summary
+	prog    *progress
+	stderr  io.Writer
+	sinks   *sinks
+	spillAt int64
 
 	cur     *evallog.Log
 	ctx     *logContext
@@ -291,6 +304,17 @@ type writer struct {
 	replies []schema.Reply
 	scores  []schema.Score
 	calls   []schema.ModelCall
+	held    int64 // approximate bytes of the rows held in memory
+	spilled *spill
+	nRows   int64            // replies of this log, held or spilled
+	classes map[string]int64 // of this log
+}
+
+// spill holds the staging files of one log's rows that did not fit in memory.
+type spill struct {
+	replies *store.Writer[schema.Reply]
+	scores  *store.Writer[schema.Score]
+	calls   *store.Writer[schema.ModelCall]
 }
 
 // sinks write the four big tables concurrently.
@@ -337,7 +361,8 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.prog.file(0)
 	case it.log != nil:
 		w.cur, w.ctx, w.failed = it.log, it.ctx, false
-		w.replies, w.scores, w.calls = nil, nil, nil
+		w.replies, w.scores, w.calls, w.held, w.nRows = nil, nil, nil, 0, 0
+		w.classes = map[string]int64{}
 	case it.sample != nil:
 		var res jobResult
 		select {
@@ -356,9 +381,17 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.replies = append(w.replies, r.Reply)
 		w.scores = append(w.scores, r.Scores...)
 		w.calls = append(w.calls, r.Calls...)
+		w.nRows++
+		w.classes[r.Reply.Class]++
+		w.held += r.size()
+		if w.held > w.spillAt {
+			if err := w.spill(); err != nil {
+				return err
+			}
+		}
 		w.prog.sample()
 	case it.end:
-		w.endFile()
+		return w.endFile()
 	}
 	return nil
 }
@@ -376,31 +409,109 @@ func (w *writer) fail(path, member string, err error) {
 	}
 }
 
-func (w *writer) endFile() {
+func (w *writer) endFile() error {
 	l := w.cur
 	w.cur = nil
 	defer l.Close()
 	if w.failed {
-		w.replies, w.scores, w.calls = nil, nil, nil
+		w.drop()
 		w.prog.file(0)
-		return
+		return nil
 	}
-	w.sinks.logs.Write([]schema.Log{logRow(w.ctx, l, int64(len(w.replies)))})
+	w.sinks.logs.Write([]schema.Log{logRow(w.ctx, l, w.nRows)})
+	if w.spilled != nil {
+		if err := w.unspill(); err != nil {
+			return err
+		}
+	}
 	w.sinks.replies.Write(w.replies)
 	w.sinks.scores.Write(w.scores)
 	w.sinks.calls.Write(w.calls)
-	w.sum.Samples += int64(len(w.replies))
+	w.sum.Samples += w.nRows
 	w.sum.Bytes += l.Size
-	for i := range w.replies {
-		w.sum.Classes[w.replies[i].Class]++
+	for c, n := range w.classes {
+		w.sum.Classes[c] += n
 	}
 	w.replies, w.scores, w.calls = nil, nil, nil
 	w.prog.file(l.Size)
+	return nil
+}
+
+// spill moves the rows held in memory to the log's staging files.
+func (w *writer) spill() error {
+	if w.spilled == nil {
+		var s spill
+		var err error
+		if s.replies, err = store.NewWriter[schema.Reply](w.ds, "spill-replies"); err != nil {
+			return err
+		}
+		if s.scores, err = store.NewWriter[schema.Score](w.ds, "spill-scores"); err != nil {
+			return err
+		}
+		if s.calls, err = store.NewWriter[schema.ModelCall](w.ds, "spill-model_calls"); err != nil {
+			return err
+		}
+		w.spilled = &s
+	}
+	s := w.spilled
+	for _, err := range []error{s.replies.Write(w.replies...), s.scores.Write(w.scores...), s.calls.Write(w.calls...)} {
+		if err != nil {
+			return err
+		}
+	}
+	w.replies, w.scores, w.calls, w.held = nil, nil, nil, 0
+	return nil
+}
+
+// unspill streams a finished log's spilled rows into the sinks, in order,
+// before the rows still in memory.
+func (w *writer) unspill() error {
+	s := w.spilled
+	w.spilled = nil
+	paths := make([]string, 0, 3)
+	defer func() {
+		for _, p := range paths {
+			os.Remove(p)
+		}
+	}()
+	p, err := s.replies.Finish()
+	paths = append(paths, p)
+	if err == nil {
+		err = store.ReadFile(p, func(rows []schema.Reply) error { w.sinks.replies.Write(slices.Clone(rows)); return nil })
+	}
+	if err != nil {
+		return err
+	}
+	p, err = s.scores.Finish()
+	paths = append(paths, p)
+	if err == nil {
+		err = store.ReadFile(p, func(rows []schema.Score) error { w.sinks.scores.Write(slices.Clone(rows)); return nil })
+	}
+	if err != nil {
+		return err
+	}
+	p, err = s.calls.Finish()
+	paths = append(paths, p)
+	if err == nil {
+		err = store.ReadFile(p, func(rows []schema.ModelCall) error { w.sinks.calls.Write(slices.Clone(rows)); return nil })
+	}
+	return err
+}
+
+// drop forgets the rows of the current file, held or spilled.
+func (w *writer) drop() {
+	w.replies, w.scores, w.calls, w.held = nil, nil, nil, 0
+	if s := w.spilled; s != nil {
+		s.replies.Discard()
+		s.scores.Discard()
+		s.calls.Discard()
+		w.spilled = nil
+	}
 }
 
 // abort drops the rows of an unfinished file (on cancellation).
 func (w *writer) abort() {
-	w.replies, w.scores, w.calls = nil, nil, nil
+	w.drop()
 	if w.cur != nil {
 		w.cur.Close()
 		w.cur = nil
