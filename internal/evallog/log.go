@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -331,6 +330,3 @@ func asSyntax(err error, target **json.SyntaxError) bool {
 	}
 	return ok
 }
-
-// memberBase is used in messages about .json samples.
-func memberBase(p string) string { return path.Base(p) }
