@@ -338,8 +338,8 @@ func ReadAll[T any](dir, table string) ([]T, error) {
 
 // Rewrite stages a table of the committed dataset again with every row passed
 // through edit, then merges it; Commit swaps it in. Rows stream through; the
-// table is never held in memory.
-func Rewrite[T any](d *Dataset, table string, edit func(*T)) error {
+// table is never held in memory. An error from edit stops the rewrite.
+func Rewrite[T any](d *Dataset, table string, edit func(*T) error) error {
 	files, err := filepath.Glob(TableGlob(d.Dir, table))
 	if err != nil {
 		return err
@@ -356,7 +356,9 @@ func Rewrite[T any](d *Dataset, table string, edit func(*T)) error {
 		}
 		err = copyRows(src, buf, func(rows []T) error {
 			for i := range rows {
-				edit(&rows[i])
+				if err := edit(&rows[i]); err != nil {
+					return err
+				}
 			}
 			return w.Write(rows...)
 		})

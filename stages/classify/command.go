@@ -64,25 +64,27 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	defer ds.Close()
 	counts := map[string]int64{}
 	changed := int64(0)
-	err = store.Rewrite(ds, "replies", func(r *schema.Reply) {
+	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
 		before := r.ClassRule
 		Apply(r)
 		counts[r.Class]++
 		if r.ClassRule != before {
 			changed++
 		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if store.HasTable(opts.Data, "model_calls") {
-		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) {
+		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) error {
 			if c.Kind != "judge" {
 				c.JudgeClass = nil
-				return
+				return nil
 			}
 			jc := Judge(JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
 			c.JudgeClass = &jc
+			return nil
 		})
 		if err != nil {
 			return err

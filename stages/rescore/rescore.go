@@ -108,11 +108,16 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	replies := map[sampleKey]*schema.Reply{}
 	counts := map[string]int{}
-	err = store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
+	// One pass over replies: each gains its pairing key, and each placed in
+	// the study gets its policy rows.
+	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
+		r.PairKey = nil
 		a, ok := assigned[r.LogID]
 		if !ok {
 			return nil
 		}
+		pk := PairKey(a.Eval, a.Route, r.SampleID, r.Epoch)
+		r.PairKey = &pk
 		p := m.Profiles[a.Eval]
 		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
@@ -141,16 +146,6 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	if err := writeVerdicts(ds, m, assigned, judges, replies, logged); err != nil {
-		return err
-	}
-	err = store.Rewrite(ds, "replies", func(r *schema.Reply) {
-		r.PairKey = nil
-		if a, ok := assigned[r.LogID]; ok {
-			k := PairKey(a.Eval, a.Route, r.SampleID, r.Epoch)
-			r.PairKey = &k
-		}
-	})
-	if err != nil {
 		return err
 	}
 	for _, mg := range []func() error{
