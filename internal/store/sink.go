@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 )
 
 // Sink streams rows of one table straight into the table's final files, on
@@ -19,6 +20,7 @@ type Sink[T any] struct {
 	in    chan []T
 	done  chan error
 	rows  int64
+	codec compress.Codec
 }
 
 // NewSink opens a sink for a table of the dataset.
@@ -27,7 +29,7 @@ func NewSink[T any](d *Dataset, table string) (*Sink[T], error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1)}
+	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1), codec: d.codec}
 	go s.run()
 	return s, nil
 }
@@ -63,7 +65,7 @@ func (s *Sink[T]) run() {
 		if err != nil {
 			return err
 		}
-		w = newParquetWriter[T](f)
+		w = newParquetWriter[T](f, s.codec)
 		part++
 		inFile = 0
 		return nil
