@@ -2,6 +2,8 @@ package evallog
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +15,20 @@ import (
 // "samples" is recorded as a byte range, read again later by whichever worker
 // decodes it. Nothing larger than one header value is held in memory (§1.5).
 func (l *Log) openJSON() error {
-	s := &scanner{r: io.NewSectionReader(l.file, 0, l.Size), buf: make([]byte, 0, 1<<20)}
+	// The file is hashed as it is scanned, so it is read once.
+	file, h := io.NewSectionReader(l.file, 0, l.Size), sha256.New()
+	s := &scanner{r: io.TeeReader(file, h), buf: make([]byte, 0, 1<<20)}
+	if err := l.scanJSON(s); err != nil {
+		return err
+	}
+	if _, err := io.CopyBuffer(h, file, s.buf[:cap(s.buf)]); err != nil { // what follows the log's object
+		return err
+	}
+	l.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+func (l *Log) scanJSON(s *scanner) error {
 	var header bytes.Buffer
 	header.WriteByte('{')
 	if err := s.expect('{'); err != nil {

@@ -16,12 +16,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	json "github.com/goccy/go-json"
 	kflate "github.com/klauspost/compress/flate"
@@ -100,19 +103,17 @@ func Open(p string) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{Path: p, Size: st.Size(), file: f, Summaries: -1}
-	if err := l.hash(); err != nil {
-		f.Close()
-		return nil, err
-	}
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
 	switch {
 	case n == 4 && string(magic[:]) == "PK\x03\x04", strings.HasSuffix(p, ".eval") && n == 4 && string(magic[:]) == "PK\x05\x06":
 		l.Format = FormatEval
-		err = l.openZip()
+		if err = l.hash(); err == nil {
+			err = l.openZip()
+		}
 	case firstNonSpace(f) == '{':
 		l.Format = FormatJSON
-		err = l.openJSON()
+		err = l.openJSON() // hashes as it scans
 	case strings.HasSuffix(p, ".eval"):
 		err = fmt.Errorf("not a zip archive (an .eval log is a zip file); the file may be truncated or not a log")
 	default:
@@ -127,7 +128,7 @@ func Open(p string) (*Log, error) {
 
 func (l *Log) hash() error {
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(l.file, 0, l.Size)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(l.file, 0, l.Size), make([]byte, 1<<20)); err != nil {
 		return err
 	}
 	l.SHA256 = hex.EncodeToString(h.Sum(nil))
@@ -160,11 +161,8 @@ func (l *Log) openZip() error {
 	if err != nil {
 		return fmt.Errorf("reading zip central directory: %w", err)
 	}
-	// Per reader, never globally: zip.RegisterDecompressor panics on a second
-	// registration. Method 93 is zstd (inspect_ai's default since 0.3.206),
-	// possibly several concatenated frames per member (§1.3).
-	zr.RegisterDecompressor(zstd.ZipMethodWinZip, zstd.ZipDecompressor(zstd.WithDecoderConcurrency(1)))
-	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) })
+	// Members are inflated by appendMember (stored, deflate, and method 93,
+	// zstd, inspect_ai's default since 0.3.206), not by zr's decompressors.
 	l.zr = zr
 
 	// The central directory may name a member more than once: the writer
@@ -273,21 +271,72 @@ func countSummaries(last map[string]*zip.File) (int, error) {
 }
 
 func readMember(zf *zip.File) ([]byte, error) {
-	rc, err := zf.Open()
+	return appendMember(nil, zf)
+}
+
+// appendMember appends the decompressed member to buf. A buffer with room
+// for the member is used as it is, so a caller that reuses one allocates
+// nothing per member. The compressed bytes are read with one call and
+// inflated from memory: archive/zip's reader feeds the decompressor a few
+// KB per read call, which made system calls a tenth of ingest's time.
+func appendMember(buf []byte, zf *zip.File) ([]byte, error) {
+	var inflate func(io.Reader) io.ReadCloser
+	switch zf.Method {
+	case zip.Store:
+	case zip.Deflate:
+		inflate = func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }
+	case zstd.ZipMethodWinZip:
+		inflate = zstdZip
+	default:
+		return nil, fmt.Errorf("%w (method %d)", zip.ErrAlgorithm, zf.Method)
+	}
+	if zf.CompressedSize64 > 1<<31 || zf.UncompressedSize64 > 1<<31 {
+		return nil, fmt.Errorf("member of %d bytes (%d compressed) is too large to read", zf.UncompressedSize64, zf.CompressedSize64)
+	}
+	r, err := zf.OpenRaw()
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	size := zf.UncompressedSize64
-	if size > 1<<31 {
-		size = 1 << 31
+	cp := compressedBuffers.Get().(*[]byte)
+	defer compressedBuffers.Put(cp)
+	comp := slices.Grow((*cp)[:0], int(zf.CompressedSize64))[:zf.CompressedSize64]
+	if cap(comp) <= maxPooledCompressed {
+		*cp = comp
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, int(size)+bytes.MinRead))
-	if _, err := buf.ReadFrom(rc); err != nil {
-		return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, err)
+	if _, err := io.ReadFull(r, comp); err != nil {
+		return nil, fmt.Errorf("reading member: %w", err)
 	}
-	return buf.Bytes(), nil
+	n := len(buf)
+	if inflate == nil {
+		buf = append(buf, comp...)
+	} else {
+		rc := inflate(bytes.NewReader(comp))
+		b := bytes.NewBuffer(slices.Grow(buf, int(zf.UncompressedSize64)+bytes.MinRead))
+		_, err := b.ReadFrom(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, err)
+		}
+		buf = b.Bytes()
+	}
+	// The checks archive/zip's own reader makes.
+	if uint64(len(buf)-n) != zf.UncompressedSize64 {
+		return nil, fmt.Errorf("decompressing (method %d): %w: %d bytes, the central directory says %d", zf.Method, zip.ErrFormat, len(buf)-n, zf.UncompressedSize64)
+	}
+	if zf.CRC32 != 0 && crc32.ChecksumIEEE(buf[n:]) != zf.CRC32 {
+		return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, zip.ErrChecksum)
+	}
+	return buf, nil
 }
+
+// zstdZip inflates method 93, possibly several concatenated frames per member
+// (§1.3), with a pool of single-threaded decoders.
+var zstdZip = zstd.ZipDecompressor(zstd.WithDecoderConcurrency(1))
+
+// compressedBuffers hold a member's compressed bytes while it inflates.
+var compressedBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledCompressed = 16 << 20
 
 func readMemberInto(zf *zip.File, v any) error {
 	b, err := readMember(zf)
@@ -302,11 +351,18 @@ func readMemberInto(zf *zip.File, v any) error {
 
 // Bytes returns the raw JSON of the sample.
 func (r SampleRef) Bytes() ([]byte, error) {
+	return r.AppendBytes(nil)
+}
+
+// AppendBytes appends the raw JSON of the sample to buf and returns the
+// extended buffer; pass a reused buffer's buf[:0] to read without allocating.
+func (r SampleRef) AppendBytes(buf []byte) ([]byte, error) {
 	if r.zf != nil {
-		return readMember(r.zf)
+		return appendMember(buf, r.zf)
 	}
-	buf := make([]byte, r.length)
-	if _, err := r.log.file.ReadAt(buf, r.offset); err != nil {
+	n := len(buf)
+	buf = slices.Grow(buf, int(r.length))[:n+int(r.length)]
+	if _, err := r.log.file.ReadAt(buf[n:], r.offset); err != nil {
 		return nil, err
 	}
 	return buf, nil

@@ -92,7 +92,6 @@ type Sample struct {
 	Attachments json.RawMessage   `json:"attachments"`
 	EventsData  *Pools            `json:"events_data"`
 	MessagePool []json.RawMessage `json:"message_pool"` // log version 3
-	CallPool    []json.RawMessage `json:"call_pool"`    // log version 3
 	Error       *EvalError        `json:"error"`
 	Limit       *SampleLimit      `json:"limit"`
 	Metadata    json.RawMessage   `json:"metadata"`
@@ -104,10 +103,11 @@ type Transcript struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// Pools hold the messages and raw calls that model events refer to by range.
+// Pools hold the messages that model events refer to by range (input_refs).
+// The raw provider calls (calls, call_refs; call_pool in version 3) are not
+// read: no table holds them.
 type Pools struct {
 	Messages []json.RawMessage `json:"messages"`
-	Calls    []json.RawMessage `json:"calls"`
 }
 
 // SampleLimit names the limit that stopped a sample.
@@ -137,16 +137,16 @@ type Event struct {
 	Name     string `json:"name"`
 	Action   string `json:"action"`
 	// model
-	Model       string            `json:"model"`
-	Role        string            `json:"role"`
-	Input       json.RawMessage   `json:"input"`
-	InputRefs   [][]int           `json:"input_refs"`
-	Tools       []json.RawMessage `json:"tools"`
-	Config      json.RawMessage   `json:"config"`
-	Output      json.RawMessage   `json:"output"`
-	Error       json.RawMessage   `json:"error"`
-	Cache       string            `json:"cache"`
-	WorkingTime Float             `json:"working_time"`
+	Model       string          `json:"model"`
+	Role        string          `json:"role"`
+	Input       json.RawMessage `json:"input"`
+	InputRefs   [][]int         `json:"input_refs"`
+	Tools       []struct{}      `json:"tools"` // counted only
+	Config      json.RawMessage `json:"config"`
+	Output      json.RawMessage `json:"output"`
+	Error       json.RawMessage `json:"error"`
+	Cache       string          `json:"cache"`
+	WorkingTime Float           `json:"working_time"`
 }
 
 // ModelOutput is the output of one generate call.

@@ -1,0 +1,139 @@
+package evallog
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The content hash is the SHA-256 of the file's bytes, however the file was
+// read: .eval logs are hashed in one pass, .json logs while they are scanned.
+func TestOpenHashesTheWholeFile(t *testing.T) {
+	paths, _ := filepath.Glob("../../testdata/logs/*.eval")
+	jsons, _ := filepath.Glob("../../testdata/logs/*.json")
+	paths = append(paths, jsons...)
+	if len(jsons) == 0 || len(paths) < 10 {
+		t.Fatalf("fixture logs missing: %v", paths)
+	}
+	// A .json log larger than the scanner's buffer, followed by bytes after
+	// its object (3 MB of whitespace, more than one read) that the hash must
+	// cover.
+	var big strings.Builder
+	big.WriteString(`{"version": 2, "status": "success", "eval": {"task": "t", "model": "m/x"}, "samples": [`)
+	for i := range 300 {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"id": %d, "epoch": 1, "metadata": {"pad": %q}}`, i, strings.Repeat("x", 8000))
+	}
+	big.WriteString("]}\n" + strings.Repeat(" ", 3<<20) + "\n")
+	paths = append(paths, writeTemp(t, "big.json", big.String()))
+
+	for _, p := range paths {
+		l, err := Open(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		l.Close()
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if want := hex.EncodeToString(sum[:]); l.SHA256 != want {
+			t.Errorf("%s: SHA256 %s, want %s", filepath.Base(p), l.SHA256, want)
+		}
+	}
+}
+
+// A member whose bytes were damaged is an error naming what failed, for
+// every compression method, never a silently wrong read.
+func TestDamagedMembersFail(t *testing.T) {
+	body := []byte(strings.Repeat(`{"id": 1, "epoch": 1, "text": "the same words again and again"} `, 200))
+	for _, tc := range []struct {
+		name   string
+		method uint16
+	}{{"stored", zip.Store}, {"deflate", zip.Deflate}, {"zstd", zstd.ZipMethodWinZip}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			zw.RegisterCompressor(zstd.ZipMethodWinZip, zstd.ZipCompressor())
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: "samples/1_epoch_1.json", Method: tc.method})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(body)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			good := buf.Bytes()
+			zr, err := zip.NewReader(bytes.NewReader(good), int64(len(good)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendMember([]byte("kept:"), zr.File[0])
+			if err != nil || string(got) != "kept:"+string(body) {
+				t.Fatalf("intact member: err %v, %d bytes", err, len(got))
+			}
+
+			// Flip one byte in the middle of the compressed data.
+			off, err := zr.File[0].DataOffset()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := bytes.Clone(good)
+			bad[off+int64(zr.File[0].CompressedSize64)/2] ^= 0x55
+			zr, err = zip.NewReader(bytes.NewReader(bad), int64(len(bad)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := appendMember(nil, zr.File[0]); err == nil {
+				t.Fatalf("damaged member read without error (%d bytes)", len(got))
+			} else if !strings.Contains(err.Error(), fmt.Sprintf("method %d", tc.method)) {
+				t.Errorf("error does not name the method: %v", err)
+			}
+
+			// A central directory that lies about the size.
+			zr, _ = zip.NewReader(bytes.NewReader(good), int64(len(good)))
+			zr.File[0].UncompressedSize64 += 10
+			if _, err := appendMember(nil, zr.File[0]); !errors.Is(err, zip.ErrFormat) {
+				t.Errorf("wrong size: want zip.ErrFormat, got %v", err)
+			}
+		})
+	}
+}
+
+// Reading a member into a reused buffer gives the same bytes as reading it
+// alone, whatever the buffer held.
+func TestAppendBytesReusesBuffer(t *testing.T) {
+	l, err := Open("../../testdata/logs/multiframe-zstd.eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	buf := bytes.Repeat([]byte("#"), 1<<16)
+	for _, ref := range l.Samples {
+		want, err := ref.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ref.AppendBytes(buf[:0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: reused buffer gives other bytes", ref.Member)
+		}
+		buf = got
+	}
+}
