@@ -33,6 +33,9 @@ type Options struct {
 	Out      string   // dataset directory
 	Workers  int      // sample decoders; 0 = one per CPU
 	Progress string   // auto (on a terminal), always, never
+	// Compression of the Parquet pages (store.Compressions); "" means
+	// store.DefaultCompression.
+	Compression string
 	// SpillBytes is how many bytes of one log's rows are held in memory
 	// before they go to a staging file; 0 means DefaultSpillBytes.
 	SpillBytes int64
@@ -66,15 +69,17 @@ code is 1. A killed run leaves the previous tables untouched.
 Examples:
    empties ingest logs/ --out data/study
    empties ingest run1.eval run2.eval --out /tmp/two-runs
-   empties ingest logs/ --out data/study --workers 8`,
+   empties ingest logs/ --out data/study --workers 8
+   empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
+			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress")}
+			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression")}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -103,6 +108,9 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	default:
 		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.Progress)
 	}
+	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
+		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
+	}
 	files, skipped, err := discover(opts.Paths)
 	if err != nil {
 		return err
@@ -115,6 +123,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ds.Close()
+	if opts.Compression != "" {
+		if err := ds.SetCompression(opts.Compression); err != nil {
+			return err
+		}
+	}
 
 	start := time.Now()
 	prog := newProgress(stderr, opts.Progress, len(files))
@@ -168,6 +181,18 @@ type jobResult struct {
 	err  error
 }
 
+const (
+	// samplesInFlight per worker bounds the samples between the dispatcher
+	// and the writer. Only the ones a worker is decoding hold their raw
+	// bytes; the queued ones are member refs and the finished ones their
+	// extracted rows. A deep queue keeps both workers busy while the writer
+	// waits, in order, on one large sample.
+	samplesInFlight = 32
+	// openAhead is how many files are opened (hashed, headers read) ahead of
+	// the one being dispatched.
+	openAhead = 2
+)
+
 // ingestFiles runs the pipeline: a dispatcher opens files in order and hands
 // samples to a pool of decoders; the writer takes results back in the same
 // order, so output order never depends on timing, and at most a bounded
@@ -175,7 +200,7 @@ type jobResult struct {
 func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	inFlight := 2 * nWorkers
+	inFlight := samplesInFlight * nWorkers
 	order := make(chan item, inFlight)
 	work := make(chan *job, inFlight)
 
@@ -189,11 +214,43 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 			}
 		}()
 	}
+	// The opener reads headers, hashes and (for .json) sample offsets of the
+	// next files while the current one's samples are decoded.
+	type opened struct {
+		l   *evallog.Log
+		err error
+	}
+	openQ := make(chan opened, openAhead)
+	go func() {
+		defer close(openQ)
+		for _, p := range files {
+			l, err := evallog.Open(p)
+			select {
+			case openQ <- opened{l, err}:
+			case <-ctx.Done():
+				if l != nil {
+					l.Close()
+				}
+				return
+			}
+		}
+	}()
 	go func() {
 		defer close(order)
 		defer close(work)
+		defer func() {
+			for o := range openQ { // after cancellation: close what was opened ahead
+				if o.l != nil {
+					o.l.Close()
+				}
+			}
+		}()
 		for _, p := range files {
-			l, err := evallog.Open(p)
+			o, ok := <-openQ
+			if !ok {
+				return
+			}
+			l, err := o.l, o.err
 			if err != nil {
 				if !send(ctx, order, item{path: p, err: err}) {
 					return
@@ -267,16 +324,31 @@ func send(ctx context.Context, ch chan<- item, it item) bool {
 	}
 }
 
+// memberBuffers hold the raw bytes of the samples being decoded, one per
+// worker at a time: allocating (and zeroing) a fresh buffer per sample cost
+// more than inflating it. Buffers grown past maxPooledBuffer by a huge
+// sample are left to the garbage collector.
+var memberBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBuffer = 64 << 20
+
 func runJob(j *job) (res jobResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = jobResult{err: fmt.Errorf("internal error reading sample: %v", p)}
 		}
 	}()
-	raw, err := j.ref.Bytes()
+	bp := memberBuffers.Get().(*[]byte)
+	raw, err := j.ref.AppendBytes((*bp)[:0])
+	if cap(raw) <= maxPooledBuffer {
+		*bp = raw
+	}
+	defer memberBuffers.Put(bp)
 	if err != nil {
 		return jobResult{err: err}
 	}
+	// Nothing decoded keeps a reference into raw (the decoder copies what it
+	// keeps), so the buffer goes back to the pool once the rows exist.
 	d, err := evallog.DecodeSample(raw, j.ctx.LegacyScoreName)
 	if err != nil {
 		return jobResult{err: err}

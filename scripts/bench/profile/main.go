@@ -36,7 +36,7 @@ func main() {
 		check(trace.Start(f))
 		defer trace.Stop()
 	}
-	err := ingest.Run(context.Background(), ingest.Options{Paths: flag.Args(), Out: *out, Workers: *workers, Progress: "never"}, os.Stdout, os.Stderr)
+	err := ingest.Run(context.Background(), ingest.Options{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Progress: "never"}, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)
 	}
