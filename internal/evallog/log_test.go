@@ -7,12 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"empties/internal/testutil"
 )
 
 // The content hash is the SHA-256 of the file's bytes, however the file was
@@ -135,5 +138,68 @@ func TestAppendBytesReusesBuffer(t *testing.T) {
 			t.Fatalf("%s: reused buffer gives other bytes", ref.Member)
 		}
 		buf = got
+	}
+}
+
+// InputCount and LastUserText, which decode little, agree with decoding
+// every input message, for every model event of every fixture log (pools,
+// version-3 pools, inline inputs).
+func TestInputShortcutsAgreeWithFullDecode(t *testing.T) {
+	paths, _ := filepath.Glob("../../testdata/logs/*.*")
+	filepath.WalkDir(testutil.SharedCorpus(t), func(p string, _ fs.DirEntry, _ error) error {
+		paths = append(paths, p) // older logs: inline inputs, 2024 transcripts
+		return nil
+	})
+	events, inline := 0, 0
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, "EXPECT.json") {
+			continue
+		}
+		l, err := Open(p)
+		if err != nil {
+			continue // the corpus's unreadable logs are ingest's tests
+		}
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			d, err := DecodeSample(raw, "")
+			if err != nil {
+				continue
+			}
+			for i := range d.Events {
+				e := &d.Events[i]
+				if e.Event != "model" {
+					continue
+				}
+				events++
+				if len(e.InputRefs) == 0 {
+					inline++
+				}
+				msgs, err := d.InputMessages(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := d.InputCount(e)
+				if err != nil || n != len(msgs) {
+					t.Errorf("%s %s event %d: InputCount %d (%v), %d messages", filepath.Base(p), ref.Member, i, n, err, len(msgs))
+				}
+				want := ""
+				for j := len(msgs) - 1; j >= 0; j-- {
+					if msgs[j].Role == "user" {
+						want = d.Text(&msgs[j])
+						break
+					}
+				}
+				if got, err := d.LastUserText(e); err != nil || got != want {
+					t.Errorf("%s %s event %d: LastUserText %q (%v), want %q", filepath.Base(p), ref.Member, i, got, err, want)
+				}
+			}
+		}
+		l.Close()
+	}
+	if events < 50 || inline < 10 {
+		t.Errorf("only %d model events checked, %d with inline inputs", events, inline)
 	}
 }

@@ -152,6 +152,73 @@ func lookupString(obj json.RawMessage, key string) (string, bool) {
 // ranges into the message pool like a Python slice (out-of-range ends are
 // cut, §3.4). It decodes only the role and content of each message.
 func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
+	raws, err := d.inputRaws(e)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]Message, 0, len(raws))
+	for _, raw := range raws {
+		var m Message
+		if _, err := unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("model event input message: %w", err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// InputCount is the number of a model event's input messages, counted
+// without decoding them.
+func (d *DecodedSample) InputCount(e *Event) (int, error) {
+	if len(e.InputRefs) > 0 {
+		n := 0
+		for _, r := range e.InputRefs {
+			if len(r) != 2 {
+				return 0, fmt.Errorf("input_refs: malformed range %v", r)
+			}
+			n += max(0, min(r[1], len(d.messages))-max(r[0], 0))
+		}
+		return n, nil
+	}
+	if !isInlineList(e.Input) {
+		return 0, nil
+	}
+	var items []struct{} // messages are objects; their fields are skipped
+	if _, err := unmarshal(e.Input, &items); err != nil {
+		return 0, fmt.Errorf("model event input: %w", err)
+	}
+	return len(items), nil
+}
+
+// LastUserText is the text of the last user message of a model event's input
+// (what a judge was asked); only that message is decoded whole.
+func (d *DecodedSample) LastUserText(e *Event) (string, error) {
+	raws, err := d.inputRaws(e)
+	if err != nil {
+		return "", err
+	}
+	for i := len(raws) - 1; i >= 0; i-- {
+		var role struct {
+			Role string `json:"role"`
+		}
+		if _, err := unmarshal(raws[i], &role); err != nil {
+			return "", fmt.Errorf("model event input message: %w", err)
+		}
+		if role.Role != "user" {
+			continue
+		}
+		var m Message
+		if _, err := unmarshal(raws[i], &m); err != nil {
+			return "", fmt.Errorf("model event input message: %w", err)
+		}
+		return d.Text(&m), nil
+	}
+	return "", nil
+}
+
+// inputRaws lists a model event's raw input messages: the input_refs ranges
+// of the pool, or the inline input list.
+func (d *DecodedSample) inputRaws(e *Event) ([]json.RawMessage, error) {
 	var raws []json.RawMessage
 	if len(e.InputRefs) > 0 {
 		for _, r := range e.InputRefs {
@@ -163,20 +230,16 @@ func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
 				raws = append(raws, d.messages[lo:hi]...)
 			}
 		}
-	} else if !isNull(e.Input) && strings.HasPrefix(strings.TrimSpace(string(e.Input)), "[") {
+	} else if isInlineList(e.Input) {
 		if _, err := unmarshal(e.Input, &raws); err != nil {
 			return nil, fmt.Errorf("model event input: %w", err)
 		}
 	}
-	msgs := make([]Message, 0, len(raws))
-	for _, raw := range raws {
-		var m Message
-		if _, err := unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("model event input message: %w", err)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, nil
+	return raws, nil
+}
+
+func isInlineList(raw json.RawMessage) bool {
+	return !isNull(raw) && strings.HasPrefix(strings.TrimSpace(string(raw)), "[")
 }
 
 // ModelOutput decodes a model event's output.

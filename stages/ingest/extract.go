@@ -152,15 +152,19 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		call.Text, call.Refusal, call.ReasoningChars, call.ToolCallCount = view.text, view.refusal, view.reasoningChars, int64(len(view.toolFunctions))
 		setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
 
-		msgs, err := d.InputMessages(e)
+		nIn, err := d.InputCount(e)
 		if err != nil {
 			return nil, err
 		}
-		call.InputMessages = int64(len(msgs))
+		call.InputMessages = int64(nIn)
 		switch kind {
 		case KindJudge:
 			r.JudgeCalls++
-			if p := lastUserText(d, msgs); p != "" {
+			p, err := d.LastUserText(e)
+			if err != nil {
+				return nil, err
+			}
+			if p != "" {
 				call.PromptText = &p
 			}
 			call.JudgeClass = strPtr(classify.Judge(classify.JudgeInput{
@@ -328,15 +332,6 @@ func finalCompletion(d *evallog.DecodedSample, o *evallog.ModelOutput) string {
 	}
 	if len(o.Choices) > 0 {
 		return d.Text(&o.Choices[0].Message)
-	}
-	return ""
-}
-
-func lastUserText(d *evallog.DecodedSample, msgs []evallog.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			return d.Text(&msgs[i])
-		}
 	}
 	return ""
 }
