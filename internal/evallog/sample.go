@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -132,15 +133,27 @@ func lookupString(obj json.RawMessage, key string) (string, bool) {
 		if j >= len(obj) || obj[j] != '"' {
 			return "", false
 		}
-		end := j + 1
-		for end < len(obj) && obj[end] != '"' {
-			if obj[end] == '\\' {
-				end++
+		end, escaped := j+1, false
+		for end < len(obj) {
+			k := quoteOrBackslash(obj[end:])
+			if k < 0 {
+				return "", false // unterminated
 			}
-			end++
+			end += k
+			if obj[end] == '"' {
+				break
+			}
+			escaped = true
+			end += 2
+		}
+		if end >= len(obj) {
+			return "", false
+		}
+		if body := obj[j+1 : end]; !escaped && utf8.Valid(body) {
+			return string(body), true // what decoding would give
 		}
 		var v string
-		if json.Unmarshal(obj[j:min(end+1, len(obj))], &v) != nil {
+		if json.Unmarshal(obj[j:end+1], &v) != nil {
 			return "", false
 		}
 		return v, true

@@ -2,6 +2,8 @@ package evallog
 
 import (
 	"testing"
+
+	json "github.com/goccy/go-json"
 )
 
 // A hand-written sample for the shapes no fixture carries together: keys in
@@ -76,4 +78,24 @@ func TestDecodeSampleReportsOffset(t *testing.T) {
 		t.Fatal("invalid JSON decoded")
 	}
 	t.Log(err)
+}
+
+// lookupString finds exactly what decoding the whole object would.
+func TestLookupStringMatchesFullDecode(t *testing.T) {
+	obj := []byte("{\"a\": \"plain\", \"b\" :\"quote \\\" and \\\\ backslash\\\\\", \"c\":\"\\u00e9t\\u00e9 \\ud83d\\ude00\", " +
+		"\"d\": \"mentions \\\"a\\\": inside\", \"e\": \"\", \"f\": 12, \"g\": \"\xff bad utf-8\", \"h\": \"ends with \\\\\"}")
+	var all map[string]any
+	if err := json.Unmarshal(obj, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "missing"} {
+		got, ok := lookupString(obj, key)
+		want, isStr := all[key].(string)
+		if ok != isStr || got != want {
+			t.Errorf("%s: got %q (%v), want %q (%v)", key, got, ok, want, isStr)
+		}
+	}
+	if _, ok := lookupString([]byte(`{"a": "never closed`), "a"); ok {
+		t.Error("an unterminated string was found")
+	}
 }
