@@ -38,3 +38,25 @@ func BenchmarkDecodeSample(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenJSON opens (hashes and scans for sample ranges) a .json log
+// (EMPTIES_BENCH_JSON, e.g. bench/corpus/base/agent-json.json after `make
+// bench`) and reports MB/s of the file.
+func BenchmarkOpenJSON(b *testing.B) {
+	p := os.Getenv("EMPTIES_BENCH_JSON")
+	if p == "" {
+		b.Skip("set EMPTIES_BENCH_JSON to a .json log")
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for range b.N {
+		l, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	}
+}

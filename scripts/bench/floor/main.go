@@ -1,7 +1,9 @@
 // Command floor is the throughput floor of `make bench`: it inflates every
 // sample of every log and decodes it with evallog.DecodeSample, with the same
-// parallelism as `empties ingest` (one decoder per CPU by default), and does
-// nothing else: no extraction, no classification, no Parquet. It prints one
+// parallelism and the same reading path as `empties ingest` (logs opened and
+// hashed ahead by one goroutine, one decoder per CPU by default, reused member
+// buffers), and does nothing else: no extraction, no classification, no
+// Parquet. It prints one
 // JSON line: {"files":…, "samples":…, "raw_bytes":…, "seconds":…}, raw_bytes
 // being the summed length of the sample JSON it decoded.
 //
@@ -56,17 +58,19 @@ func main() {
 		ref  evallog.SampleRef
 		done *sync.WaitGroup // the log's outstanding samples
 	}
-	work := make(chan job, 2*(*workers))
+	work := make(chan job, 32*(*workers))
 	var wg sync.WaitGroup
 	for range max(1, *workers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused, as ingest's workers do
 			for j := range work {
 				ref := j.ref
-				raw, err := ref.Bytes()
+				raw, err := ref.AppendBytes(buf[:0])
 				j.done.Done()
 				if err == nil {
+					buf = raw
 					_, err = evallog.DecodeSample(raw, "")
 				}
 				if err != nil {
@@ -79,14 +83,28 @@ func main() {
 			}
 		}()
 	}
-	// Logs are opened one after the other, like ingest's dispatcher; a log is
-	// closed once all its samples have been read.
+	// Logs are opened in order by one goroutine, ahead of the dispatch of
+	// their samples, like ingest's opener; a log is closed once all its
+	// samples have been read.
+	type opened struct {
+		path string
+		l    *evallog.Log
+		err  error
+	}
+	openQ := make(chan opened, 2)
+	go func() {
+		defer close(openQ)
+		for _, p := range files {
+			l, err := evallog.Open(p)
+			openQ <- opened{p, l, err}
+		}
+	}()
 	var open sync.WaitGroup
-	for _, p := range files {
-		l, err := evallog.Open(p)
+	for o := range openQ {
+		l, err := o.l, o.err
 		if err != nil {
 			failures.Add(1)
-			fmt.Fprintf(os.Stderr, "floor: %s: %v\n", p, err)
+			fmt.Fprintf(os.Stderr, "floor: %s: %v\n", o.path, err)
 			continue
 		}
 		done := new(sync.WaitGroup)

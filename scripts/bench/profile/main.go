@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 
@@ -21,9 +22,19 @@ import (
 func main() {
 	cpu := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	tr := flag.String("trace", "", "write an execution trace to `FILE`")
+	mem := flag.String("memprofile", "", "write an allocation profile to `FILE` (one sample per 4 KB allocated)")
 	out := flag.String("out", "bench/out-profile", "dataset `DIR` to write")
 	workers := flag.Int("j", 0, "workers (0 = one per CPU)")
 	flag.Parse()
+	if *mem != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, err := os.Create(*mem)
+			check(err)
+			check(pprof.Lookup("allocs").WriteTo(f, 0))
+			f.Close()
+		}()
+	}
 	if *cpu != "" {
 		f, err := os.Create(*cpu)
 		check(err)
