@@ -3,10 +3,12 @@ package evallog
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 )
 
@@ -222,7 +224,9 @@ func (s *scanner) readKey() (string, error) {
 }
 
 // value consumes one JSON value. When dst is non-nil the raw bytes are
-// appended to it and returned; otherwise the value is skipped.
+// appended to it and returned; otherwise the value is skipped. The loop works
+// on local copies of the buffer and position, which the compiler keeps in
+// registers; s is brought up to date before every refill and return.
 func (s *scanner) value(dst []byte) ([]byte, error) {
 	if _, err := s.peekNonSpace(); err != nil {
 		return nil, err
@@ -231,79 +235,111 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 	inString := false
 	escaped := false
 	scalar := false
-	start := s.pos
-	flush := func() {
+	buf, pos, start := s.buf, s.pos, s.pos
+	done := func() ([]byte, error) {
+		s.pos = pos
 		if dst != nil {
-			dst = append(dst, s.buf[start:s.pos]...)
+			dst = append(dst, buf[start:pos]...)
 		}
+		return dst, nil
 	}
 	for {
-		for s.pos < len(s.buf) {
+		for pos < len(buf) {
 			if inString {
-				if escaped {
-					s.pos++
+				if escaped { // the escaped byte was cut off by the last refill
+					pos++
 					escaped = false
-					continue
 				}
-				// Jump over the string body to the next quote or backslash:
-				// long texts are most of a log's bytes.
-				i := quoteOrBackslash(s.buf[s.pos:])
-				if i < 0 {
-					s.pos = len(s.buf)
-					continue
+				// Jump over the string body from quote or backslash to the
+				// next: long texts are most of a log's bytes.
+				for {
+					pos = nextQuoteOrBackslash(buf, pos)
+					if pos < 0 {
+						pos = len(buf)
+						break
+					}
+					if buf[pos] == '"' {
+						inString = false
+						pos++
+						break
+					}
+					if pos+1 >= len(buf) { // a backslash ends the buffer
+						escaped = true
+						pos = len(buf)
+						break
+					}
+					pos += 2
 				}
-				s.pos += i
-				if s.buf[s.pos] == '\\' {
-					escaped = true
-					s.pos++
-					continue
-				}
-				s.pos++
-				inString = false
-				if depth == 0 {
-					flush()
-					return dst, nil
+				if !inString && depth == 0 {
+					return done()
 				}
 				continue
 			}
-			c := s.buf[s.pos]
-			switch c {
+			switch buf[pos] {
 			case '"':
 				inString = true
 			case '{', '[':
 				depth++
 			case '}', ']':
 				if depth == 0 { // end of a scalar inside a container
-					flush()
-					return dst, nil
+					return done()
 				}
 				depth--
 				if depth == 0 {
-					s.pos++
-					flush()
-					return dst, nil
+					pos++
+					return done()
 				}
 			case ',', ' ', '\t', '\r', '\n':
 				if depth == 0 && scalar {
-					flush()
-					return dst, nil
+					return done()
 				}
 			default:
 				if depth == 0 {
 					scalar = true
 				}
 			}
-			s.pos++
+			pos++
 		}
-		flush()
+		s.pos = pos
+		if dst != nil {
+			dst = append(dst, buf[start:pos]...)
+		}
 		if err := s.fill(); err != nil {
 			if err == errUnexpectedEOF && scalar && depth == 0 && !inString {
 				return dst, nil
 			}
 			return nil, err
 		}
-		start = s.pos
+		buf, pos, start = s.buf, s.pos, s.pos
 	}
+}
+
+// nextQuoteOrBackslash is the index of the first '"' or '\\' in b from i on,
+// or -1. It tests eight bytes at a time (SWAR) over the first 64 bytes, where
+// most strings (keys, short values, the run up to the next escape) end, and
+// hands longer runs to the vectorised search.
+func nextQuoteOrBackslash(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const quotes, slashes = 0x22 * ones, 0x5c * ones
+	for end := min(len(b), i+64); i+8 <= end; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^quotes, x^slashes // a zero byte where x has '"' or '\\'
+		if m := ((q-ones)&^q | (s-ones)&^s) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8 // the lowest flagged byte is exact
+		}
+	}
+	if len(b)-i > 8 {
+		if k := quoteOrBackslash(b[i:]); k >= 0 {
+			return i + k
+		}
+		return -1
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return -1
 }
 
 // quoteOrBackslash is the index of the first '"' or '\\' in b, or -1.
