@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -114,6 +115,9 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 // RunMain is the body of every main: SIGINT/SIGTERM cancel the context, and
 // the exit code comes from Main.
 func RunMain(cmd *cli.Command) {
+	// No heap profile is ever written, so the runtime need not sample
+	// allocations (a stack walk every 512 KB: about 1% of ingest's time).
+	runtime.MemProfileRate = 0
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Main(ctx, cmd, os.Args, os.Stdout, os.Stderr)
 	stop()
