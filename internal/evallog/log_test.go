@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -201,5 +202,40 @@ func TestInputShortcutsAgreeWithFullDecode(t *testing.T) {
 	}
 	if events < 50 || inline < 10 {
 		t.Errorf("only %d model events checked, %d with inline inputs", events, inline)
+	}
+}
+
+// Decoding sample after sample into one DecodedSample gives what decoding
+// each alone gives: nothing of an earlier sample survives the reuse.
+func TestDecodeReusesNothingVisible(t *testing.T) {
+	paths, _ := filepath.Glob("../../testdata/logs/*.eval")
+	var reused DecodedSample
+	n := 0
+	for _, p := range paths {
+		l, err := Open(p)
+		if err != nil {
+			continue // the unreadable fixtures are ingest's tests
+		}
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := DecodeSample(raw, "")
+			if err != nil {
+				continue
+			}
+			if err := reused.Decode(raw, ""); err != nil {
+				t.Fatalf("%s %s: %v", p, ref.Member, err)
+			}
+			if !reflect.DeepEqual(reused.Sample, fresh.Sample) {
+				t.Fatalf("%s %s: the reused decode differs from a fresh one", filepath.Base(p), ref.Member)
+			}
+			n++
+		}
+		l.Close()
+	}
+	if n < 30 {
+		t.Fatalf("only %d samples compared", n)
 	}
 }

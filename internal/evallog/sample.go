@@ -28,13 +28,28 @@ type DecodedSample struct {
 // scorer of a version-1 `score` field (the first of results.scores).
 func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 	d := &DecodedSample{}
+	if err := d.Decode(raw, legacyScoreName); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Decode is DecodeSample into d, reusing the memory of d's event list: a
+// worker that decodes sample after sample into one DecodedSample does not
+// grow a new list (the largest allocation of a decode) for each. Nothing of
+// the previous sample survives.
+func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
+	events := d.Events[:cap(d.Events)]
+	clear(events) // the decoder decodes into existing elements
+	*d = DecodedSample{}
+	d.Events = events[:0]
 	sanitized, err := unmarshal(raw, &d.Sample)
 	if err != nil {
-		return nil, describeJSONError(raw, err)
+		return describeJSONError(raw, err)
 	}
 	d.Sanitized = sanitized
 	if isNull(d.ID) {
-		return nil, fmt.Errorf("sample has no id")
+		return fmt.Errorf("sample has no id")
 	}
 	d.attachments = d.Attachments
 	if t := d.Transcript; t != nil {
@@ -61,7 +76,7 @@ func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 		// silently drops (§3.4).
 		d.messages = d.MessagePool
 	}
-	return d, nil
+	return nil
 }
 
 // IDString returns the sample id as text and whether the JSON held an int

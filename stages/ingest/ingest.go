@@ -332,6 +332,8 @@ var memberBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledBuffer = 64 << 20
 
+var decodedSamples = sync.Pool{New: func() any { return new(evallog.DecodedSample) }}
+
 func runJob(j *job) (res jobResult) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -348,9 +350,11 @@ func runJob(j *job) (res jobResult) {
 		return jobResult{err: err}
 	}
 	// Nothing decoded keeps a reference into raw (the decoder copies what it
-	// keeps), so the buffer goes back to the pool once the rows exist.
-	d, err := evallog.DecodeSample(raw, j.ctx.LegacyScoreName)
-	if err != nil {
+	// keeps), so the buffer goes back to the pool once the rows exist; the
+	// rows copy what they keep of the decoded sample, which is reused too.
+	d := decodedSamples.Get().(*evallog.DecodedSample)
+	defer decodedSamples.Put(d)
+	if err := d.Decode(raw, j.ctx.LegacyScoreName); err != nil {
 		return jobResult{err: err}
 	}
 	rows, err := extract(j.ctx, j.ref.Member, d)
