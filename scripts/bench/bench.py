@@ -8,9 +8,9 @@
    (scripts/bench/floor) into WORK/floor.
 2. Reads every corpus file once so that all runs find it in the page cache.
 3. Runs, each in its own child process, with wall time and peak RSS
-   (ru_maxrss from os.wait4), each --repeat times (default 3; the fastest run
-   counts, peak RSS is the highest of the runs, so that other load on the
-   machine shows less):
+   (ru_maxrss from os.wait4), each --repeat times (default 5), round-robin so
+   that changing load on the machine falls on every row alike; the fastest
+   run of each counts, and peak RSS is the highest of its runs:
      a. empties ingest CORPUS --out WORK/out --progress never   (full corpus)
      b. the floor (inflate + JSON decode only, same parallelism) (full corpus)
      c. inspect_ai's read_eval_log(path), default arguments, on a SUBSET of
@@ -73,13 +73,21 @@ def run_child(argv: list[str], log_prefix: str, label: str) -> dict:
     return res
 
 
-def best_of(n: int, argv: list[str], log_prefix: str, label: str) -> dict:
-    """Runs argv n times: the fastest run, with the highest peak RSS of all runs."""
-    runs = [run_child(argv, log_prefix, f"{label} [{i + 1}/{n}]" if n > 1 else label) for i in range(n)]
-    best = dict(min(runs, key=lambda r: r["wall_seconds"]))
-    best["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
-    best["all_wall_seconds"] = [r["wall_seconds"] for r in runs]
-    best["all_peak_rss_mib"] = [r["peak_rss_mib"] for r in runs]
+def interleaved(n: int, jobs: list[tuple[str, list[str], str, str]]) -> dict:
+    """Runs every job n times, round-robin (a b c d a b c d ...), so that
+    changing load on the machine falls on all of them alike. For each job:
+    the fastest run, with the highest peak RSS of all its runs."""
+    all_runs: dict[str, list[dict]] = {name: [] for name, *_ in jobs}
+    for i in range(n):
+        for name, argv, log_prefix, label in jobs:
+            all_runs[name].append(run_child(argv, log_prefix, f"{label} [{i + 1}/{n}]" if n > 1 else label))
+    best = {}
+    for name, runs in all_runs.items():
+        b = dict(min(runs, key=lambda r: r["wall_seconds"]))
+        b["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+        b["all_wall_seconds"] = [r["wall_seconds"] for r in runs]
+        b["all_peak_rss_mib"] = [r["peak_rss_mib"] for r in runs]
+        best[name] = b
     return best
 
 
@@ -123,7 +131,7 @@ def main() -> None:
     ap.add_argument("--target-gb", type=float, default=1.0, help="corpus size, GB of raw JSON")
     ap.add_argument("--inspect-mb", type=float, default=160.0,
                     help="raw MB of the subset read by inspect_ai")
-    ap.add_argument("--repeat", type=int, default=3,
+    ap.add_argument("--repeat", type=int, default=5,
                     help="runs of each measurement; the fastest counts, peak RSS is the highest")
     ap.add_argument("--workers", "-j", type=int, default=0,
                     help="workers for ingest and the floor (0 = one per CPU)")
@@ -164,30 +172,26 @@ def main() -> None:
           flush=True)
 
     # 3. runs
-    runs = {}
     launcher_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"== runs (peak RSS figures are at least {launcher_mib:.0f} MiB, this launcher's own)", flush=True)
     out_full = os.path.join(work, "out")
-    runs["ingest"] = best_of(a.repeat, [binary, "ingest", corpus_dir, "--out", out_full, "--progress", "never",
-                                "--workers", str(workers)],
-                               os.path.join(logs, "ingest"), "a. ingest, full corpus")
-    print("    " + runs["ingest"]["stdout"].splitlines()[0] if runs["ingest"]["stdout"] else "", flush=True)
-
-    runs["floor"] = best_of(a.repeat, [floor_bin, "-j", str(workers), corpus_dir],
-                              os.path.join(logs, "floor"), "b. floor, full corpus")
-    floor_out = json.loads(runs["floor"]["stdout"].strip().splitlines()[-1])
-
     must = [p for p in m["bases"] if p.endswith(".json")] + [p for p in m["bases"] if p.endswith(".eval")][:1]
     subset = pick(files, int(a.inspect_mb * 1e6), must)
-    runs["inspect"] = best_of(a.repeat, [sys.executable, os.path.join(HERE, "inspect_read.py")] + [f["abs"] for f in subset],
-                                os.path.join(logs, "inspect"), "c. inspect_ai read_eval_log, subset")
-    insp_out = json.loads(runs["inspect"]["stdout"].strip().splitlines()[-1])
-
     quarter = pick(files, total_raw // 4, [])
     out_q = os.path.join(work, "out-quarter")
-    runs["ingest_quarter"] = best_of(a.repeat, [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q,
-                                        "--progress", "never", "--workers", str(workers)],
-                                       os.path.join(logs, "ingest-quarter"), "d. ingest, quarter corpus")
+    runs = interleaved(a.repeat, [
+        ("ingest", [binary, "ingest", corpus_dir, "--out", out_full, "--progress", "never", "--workers", str(workers)],
+         os.path.join(logs, "ingest"), "a. ingest, full corpus"),
+        ("floor", [floor_bin, "-j", str(workers), corpus_dir], os.path.join(logs, "floor"), "b. floor, full corpus"),
+        ("inspect", [sys.executable, os.path.join(HERE, "inspect_read.py")] + [f["abs"] for f in subset],
+         os.path.join(logs, "inspect"), "c. inspect_ai read_eval_log, subset"),
+        ("ingest_quarter", [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q, "--progress", "never",
+                            "--workers", str(workers)],
+         os.path.join(logs, "ingest-quarter"), "d. ingest, quarter corpus"),
+    ])
+    print("    " + runs["ingest"]["stdout"].splitlines()[0] if runs["ingest"]["stdout"] else "", flush=True)
+    floor_out = json.loads(runs["floor"]["stdout"].strip().splitlines()[-1])
+    insp_out = json.loads(runs["inspect"]["stdout"].strip().splitlines()[-1])
 
     # 4. figures
     for name, r in runs.items():
