@@ -226,20 +226,13 @@ func (d *DecodedSample) LastUserText(e *Event) (string, error) {
 		return "", err
 	}
 	for i := len(raws) - 1; i >= 0; i-- {
-		var role struct {
-			Role string `json:"role"`
-		}
-		if _, err := unmarshal(raws[i], &role); err != nil {
-			return "", fmt.Errorf("model event input message: %w", err)
-		}
-		if role.Role != "user" {
-			continue
-		}
-		var m Message
+		var m Message // usually the last message is the user's
 		if _, err := unmarshal(raws[i], &m); err != nil {
 			return "", fmt.Errorf("model event input message: %w", err)
 		}
-		return d.Text(&m), nil
+		if m.Role == "user" {
+			return d.Text(&m), nil
+		}
 	}
 	return "", nil
 }

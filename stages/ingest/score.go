@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"math"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -34,6 +35,12 @@ func scoreRow(logID, sampleID string, epoch int64, name string, s evallog.Score,
 func jsonString(raw json.RawMessage) *string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if body := raw[1 : n-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
+			s := string(body) // what decoding would give
+			return &s
+		}
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
