@@ -123,7 +123,7 @@ func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
 var Compressions = []string{"snappy", "zstd", "none"}
 
 // DefaultCompression is Snappy, written by s2's fast encoder: on ingest's
-// text-heavy tables it costs about a third of the CPU time of zstd's fastest
+// text-heavy tables it costs less than half the CPU time of zstd's fastest
 // level, for files about a third larger (make bench; see README).
 const DefaultCompression = "snappy"
 
