@@ -216,7 +216,7 @@ func (s *scanner) readKey() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key, err := strconv.Unquote(string(raw))
+	key, err := DecodeString(raw)
 	if err != nil {
 		return string(raw[1 : len(raw)-1]), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -210,6 +211,20 @@ func (n Int) Ptr() *int64 {
 	}
 	v := n.V
 	return &v
+}
+
+// DecodeString decodes a raw JSON string. A string without escapes that is
+// valid UTF-8 (most of them) is taken as it is, which is what decoding would
+// give, without a call to the decoder.
+func DecodeString(raw []byte) (string, error) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if body := raw[1 : n-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
+			return string(body), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 // isNull reports whether a raw JSON value is absent or null.

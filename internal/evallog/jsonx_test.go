@@ -92,3 +92,22 @@ func FuzzSanitizeRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// DecodeString's shortcut for plain strings gives what decoding gives, and a
+// non-string is an error.
+func TestDecodeString(t *testing.T) {
+	for _, raw := range []string{`"plain"`, `""`, `"a\/b"`, `"line\nbreak"`, `"\"q\""`, `"caf\u00e9"`, "\"bad \xff\""} {
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DecodeString([]byte(raw)); err != nil || got != want {
+			t.Errorf("%s: got %q (%v), want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{`12`, `{"a": 1}`, `"unterminated`} {
+		if _, err := DecodeString([]byte(raw)); err == nil {
+			t.Errorf("%s decoded as a string", raw)
+		}
+	}
+}

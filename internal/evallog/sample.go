@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -85,8 +84,7 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 func (d *DecodedSample) IDString() (id, kind string) {
 	raw := strings.TrimSpace(string(d.ID))
 	if strings.HasPrefix(raw, `"`) {
-		var s string
-		if err := json.Unmarshal([]byte(raw), &s); err == nil {
+		if s, err := DecodeString([]byte(raw)); err == nil {
 			return s, "str"
 		}
 		return strings.Trim(raw, `"`), "str"
@@ -148,30 +146,19 @@ func lookupString(obj json.RawMessage, key string) (string, bool) {
 		if j >= len(obj) || obj[j] != '"' {
 			return "", false
 		}
-		end, escaped := j+1, false
-		for end < len(obj) {
-			k := quoteOrBackslash(obj[end:])
-			if k < 0 {
+		end := j + 1
+		for {
+			end = nextQuoteOrBackslash(obj, end)
+			if end < 0 {
 				return "", false // unterminated
 			}
-			end += k
 			if obj[end] == '"' {
 				break
 			}
-			escaped = true
-			end += 2
+			end += 2 // the backslash and the byte it escapes
 		}
-		if end >= len(obj) {
-			return "", false
-		}
-		if body := obj[j+1 : end]; !escaped && utf8.Valid(body) {
-			return string(body), true // what decoding would give
-		}
-		var v string
-		if json.Unmarshal(obj[j:end+1], &v) != nil {
-			return "", false
-		}
-		return v, true
+		v, err := DecodeString(obj[j : end+1])
+		return v, err == nil
 	}
 	return "", false
 }
@@ -199,14 +186,12 @@ func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
 // without decoding them.
 func (d *DecodedSample) InputCount(e *Event) (int, error) {
 	if len(e.InputRefs) > 0 {
+		parts, err := d.pooledInput(e)
 		n := 0
-		for _, r := range e.InputRefs {
-			if len(r) != 2 {
-				return 0, fmt.Errorf("input_refs: malformed range %v", r)
-			}
-			n += max(0, min(r[1], len(d.messages))-max(r[0], 0))
+		for _, p := range parts {
+			n += len(p)
 		}
-		return n, nil
+		return n, err
 	}
 	if !isInlineList(e.Input) {
 		return 0, nil
@@ -242,14 +227,12 @@ func (d *DecodedSample) LastUserText(e *Event) (string, error) {
 func (d *DecodedSample) inputRaws(e *Event) ([]json.RawMessage, error) {
 	var raws []json.RawMessage
 	if len(e.InputRefs) > 0 {
-		for _, r := range e.InputRefs {
-			if len(r) != 2 {
-				return nil, fmt.Errorf("input_refs: malformed range %v", r)
-			}
-			lo, hi := max(r[0], 0), min(r[1], len(d.messages))
-			if lo < hi {
-				raws = append(raws, d.messages[lo:hi]...)
-			}
+		parts, err := d.pooledInput(e)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			raws = append(raws, p...)
 		}
 	} else if isInlineList(e.Input) {
 		if _, err := unmarshal(e.Input, &raws); err != nil {
@@ -257,6 +240,21 @@ func (d *DecodedSample) inputRaws(e *Event) ([]json.RawMessage, error) {
 		}
 	}
 	return raws, nil
+}
+
+// pooledInput returns the ranges of the message pool that a model event's
+// input_refs name, cut like Python slices (out-of-range ends, §3.4).
+func (d *DecodedSample) pooledInput(e *Event) ([][]json.RawMessage, error) {
+	parts := make([][]json.RawMessage, 0, len(e.InputRefs))
+	for _, r := range e.InputRefs {
+		if len(r) != 2 {
+			return nil, fmt.Errorf("input_refs: malformed range %v", r)
+		}
+		if lo, hi := max(r[0], 0), min(r[1], len(d.messages)); lo < hi {
+			parts = append(parts, d.messages[lo:hi])
+		}
+	}
+	return parts, nil
 }
 
 func isInlineList(raw json.RawMessage) bool {
@@ -281,8 +279,7 @@ func EventError(e *Event) string {
 	if isNull(e.Error) {
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(e.Error, &s); err == nil {
+	if s, err := DecodeString(e.Error); err == nil {
 		return s
 	}
 	var ee EvalError

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"math"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -36,14 +35,8 @@ func jsonString(raw json.RawMessage) *string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
-		if body := raw[1 : n-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
-			s := string(body) // what decoding would give
-			return &s
-		}
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := evallog.DecodeString(raw)
+	if err != nil {
 		t := string(raw)
 		return &t
 	}
