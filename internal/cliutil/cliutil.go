@@ -28,3 +28,19 @@ func (e *PartialError) Error() string { return e.Msg }
 func (e *PartialError) ExitCode() int { return 1 }
 
 var _ cli.ExitCoder = (*PartialError)(nil)
+
+// Flags shared by the stages that read the experiment manifest.
+const (
+	ManifestFlag            = "manifest"
+	AllowPreregMismatchFlag = "allow-prereg-mismatch"
+)
+
+// ManifestFlags are --manifest and, when withPreregOverride, the override of
+// the pre-registration check.
+func ManifestFlags(withPreregOverride bool) []cli.Flag {
+	flags := []cli.Flag{&cli.StringFlag{Name: ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true}}
+	if withPreregOverride {
+		flags = append(flags, &cli.BoolFlag{Name: AllowPreregMismatchFlag, Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"})
+	}
+	return flags
+}

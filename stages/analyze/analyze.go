@@ -88,13 +88,11 @@ Examples:
    empties analyze --data data/study --manifest data/study.yaml
    empties sql "SELECT * FROM d1a_truncation WHERE share >= 0.01" --data data/study
    empties sql "SELECT output, status, missing_inputs FROM analyze_runs" --data data/study`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest and rescore", Required: true},
-			&cli.StringFlag{Name: "manifest", Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true},
-			&cli.BoolFlag{Name: "allow-prereg-mismatch", Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
-		},
+		}, cliutil.ManifestFlags(true)...),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String("manifest"), AllowPreregMismatch: c.Bool("allow-prereg-mismatch")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
 		},
 	}
 }

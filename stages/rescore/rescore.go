@@ -50,13 +50,11 @@ Examples:
    empties rescore --data data/study --manifest data/study.yaml
    empties check --data data/study
    empties sql "SELECT * FROM headlines WHERE eval = 'xstest_safe'" --data data/study`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-			&cli.StringFlag{Name: "manifest", Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true},
-			&cli.BoolFlag{Name: "allow-prereg-mismatch", Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
-		},
+		}, cliutil.ManifestFlags(true)...),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String("manifest"), AllowPreregMismatch: c.Bool("allow-prereg-mismatch")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
 		},
 	}
 }

@@ -60,14 +60,13 @@ Examples:
    empties select wide --data data/study --manifest data/study.yaml --out plans/wide
    empties select control --data data/study --manifest data/study.yaml --out plans/control
    empties select partc --data data/study --manifest data/study.yaml --out plans/partc`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` (after rescore)", Required: true},
-			&cli.StringFlag{Name: "manifest", Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plan path `PLAN` (writes PLAN.md and PLAN.json)", Required: true},
-		},
+		}, cliutil.ManifestFlags(false)...),
 		Arguments: []cli.Argument{&cli.StringArg{Name: "kind"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Kind: c.StringArg("kind"), Data: c.String("data"), Manifest: c.String("manifest"), Out: c.String("out")}, c.Root().Writer)
+			return Run(ctx, Options{Kind: c.StringArg("kind"), Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), Out: c.String("out")}, c.Root().Writer)
 		},
 	}
 }
