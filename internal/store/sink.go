@@ -53,48 +53,14 @@ func (s *Sink[T]) Close() error {
 }
 
 func (s *Sink[T]) run() {
-	var (
-		f      *os.File
-		w      *parquet.GenericWriter[T]
-		part   int
-		inFile int64
-		err    error
-	)
-	open := func() error {
-		f, err = os.Create(filepath.Join(s.dir, fmt.Sprintf("part-%05d.parquet", part)))
-		if err != nil {
-			return err
-		}
-		w = newParquetWriter[T](f, s.codec)
-		part++
-		inFile = 0
-		return nil
-	}
-	finish := func() error {
-		e := w.Close()
-		if ce := f.Close(); e == nil {
-			e = ce
-		}
-		return e
-	}
-	err = open()
+	p, err := newParts[T](s.dir, s.codec)
 	for rows := range s.in {
-		if err != nil {
-			continue // drain, keeping the first error
-		}
-		if inFile >= RowsPerFile {
-			if err = finish(); err == nil {
-				err = open()
-			}
-			if err != nil {
-				continue
-			}
-		}
-		_, err = w.Write(rows)
-		inFile += int64(len(rows))
+		if err == nil {
+			err = p.Write(rows)
+		} // else drain, keeping the first error
 	}
-	if w != nil {
-		if e := finish(); err == nil {
+	if p != nil {
+		if e := p.Close(); err == nil {
 			err = e
 		}
 	}
@@ -102,4 +68,64 @@ func (s *Sink[T]) run() {
 		err = fmt.Errorf("writing %s: %w", s.table, err)
 	}
 	s.done <- err
+}
+
+// parts writes a table's final files, part-00000.parquet, part-00001.parquet
+// and so on, starting the next once a file holds RowsPerFile rows (limit). The first
+// is created at once, so a table with no rows still has one (empty) file.
+type parts[T any] struct {
+	dir   string
+	codec compress.Codec
+	next  int // number of the next file
+	f     *os.File
+	w     *parquet.GenericWriter[T]
+	rows  int64 // in the current file
+	limit int64 // rows per file (RowsPerFile)
+}
+
+func newParts[T any](dir string, codec compress.Codec) (*parts[T], error) {
+	p := &parts[T]{dir: dir, codec: codec, limit: RowsPerFile}
+	if err := p.open(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *parts[T]) open() error {
+	f, err := os.Create(filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", p.next)))
+	if err != nil {
+		return err
+	}
+	p.f, p.w, p.rows = f, newParquetWriter[T](f, p.codec), 0
+	p.next++
+	return nil
+}
+
+// Write appends rows to the current file, first starting the next one if the
+// current one is full.
+func (p *parts[T]) Write(rows []T) error {
+	if p.rows >= p.limit {
+		if err := p.Close(); err != nil {
+			return err
+		}
+		if err := p.open(); err != nil {
+			return err
+		}
+	}
+	_, err := p.w.Write(rows)
+	p.rows += int64(len(rows))
+	return err
+}
+
+// Close finishes the current file.
+func (p *parts[T]) Close() error {
+	if p.w == nil {
+		return nil
+	}
+	err := p.w.Close()
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	p.f, p.w = nil, nil
+	return err
 }

@@ -209,52 +209,19 @@ func Merge[T any](d *Dataset, table string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	part := 0
-	var f *os.File
-	var w *parquet.GenericWriter[T]
-	var inFile int64
-	open := func() error {
-		var err error
-		f, err = os.Create(filepath.Join(outDir, fmt.Sprintf("part-%05d.parquet", part)))
-		if err != nil {
-			return err
-		}
-		w = newParquetWriter[T](f, d.codec)
-		inFile = 0
-		part++
-		return nil
-	}
-	finish := func() error {
-		err := w.Close()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	if err := open(); err != nil {
+	p, err := newParts[T](outDir, d.codec)
+	if err != nil {
 		return err
 	}
 	buf := make([]T, 1024)
 	for _, src := range d.staged[table] {
-		if err := copyRows(src, buf, func(rows []T) error {
-			if inFile >= RowsPerFile {
-				if err := finish(); err != nil {
-					return err
-				}
-				if err := open(); err != nil {
-					return err
-				}
-			}
-			_, err := w.Write(rows)
-			inFile += int64(len(rows))
-			return err
-		}); err != nil {
-			finish()
+		if err := copyRows(src, buf, p.Write); err != nil {
+			p.Close()
 			return fmt.Errorf("merging %s: %w", table, err)
 		}
 		os.Remove(src)
 	}
-	return finish()
+	return p.Close()
 }
 
 func copyRows[T any](src string, buf []T, emit func([]T) error) error {
