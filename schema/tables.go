@@ -49,9 +49,19 @@ type Reply struct {
 	SampleUUID   string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
 	Member       string `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
 
-	ReplySource string  `parquet:"reply_source" doc:"model_event (first model-under-test call), sample_output (no model events logged; sample.output used), or none"`
-	ReplyModel  *string `parquet:"reply_model,optional" doc:"model string of the reply's call"`
-	CallError   *string `parquet:"call_error,optional" doc:"error of the reply's model call (its output is then a placeholder)"`
+	// How the reply is chosen (design rule 1; README "How the reply is
+	// chosen"): the first model event of the model under test that is a
+	// generation, in event order. A placeholder (pending, never completed) is
+	// not one, and neither is an attempt that failed and was retried (an
+	// errored event followed by another call of the same model, role and
+	// input in the same span: inspect_ai's retry loop). Without such an event
+	// the reply is sample.output, unless that output is a judge's.
+	ReplySource         string  `parquet:"reply_source" doc:"where the reply was taken from: model_event (the first model-under-test event that is a generation: placeholders and failed, retried attempts skipped), sample_output (the model under test made no call through Inspect's model API that completed, e.g. an agent driving an outside CLI or a log without events, so sample.output, which is no judge's output), or none (nothing of the model under test to read: no such event and no usable sample.output; the class is then the rules' reading of an absent output, e.g. no_choices or error)"`
+	ReplyModel          *string `parquet:"reply_model,optional" doc:"model string of the reply's call (model_event), or sample.output.model (sample_output)"`
+	CallError           *string `parquet:"call_error,optional" doc:"error of the reply's model call: an attempt that failed and was not retried (its output is then a placeholder)"`
+	FailedAttempts      int64   `parquet:"failed_attempts" doc:"model-under-test attempts listed before the reply that failed and were retried (model_calls.call_status retried): transient provider failures"`
+	FirstAttemptError   *string `parquet:"first_attempt_error,optional" doc:"the error of the first of those failed attempts; null when there was none"`
+	PlaceholdersSkipped int64   `parquet:"placeholders_skipped" doc:"model-under-test placeholder events (pending, never completed) listed before the reply and skipped; all of the sample's when the reply is not a model event"`
 
 	StopReason        *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
 	StopDetailsType   *string  `parquet:"stop_details_type,optional" doc:"choices[0].stop_details.type"`
@@ -69,7 +79,7 @@ type Reply struct {
 	ReasoningText     string   `parquet:"reasoning_text" doc:"the readable reasoning text, blocks joined by newlines"`
 	ToolCallCount     int64    `parquet:"tool_call_count" doc:"number of tool calls in the reply"`
 	ToolCallFunctions []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
-	ToolsOffered      bool     `parquet:"tools_offered" doc:"the model under test was offered tools (its first call's tools list is non-empty)"`
+	ToolsOffered      *bool    `parquet:"tools_offered,optional" doc:"the reply's call was offered tools (its event's tools list is non-empty); null when the log does not show it (reply from sample.output, no reply, or an event without a tools list)"`
 	MaxTokens         *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
 	MaxTokensSource   string   `parquet:"max_tokens_source" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
 	InputTokens       *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
@@ -79,14 +89,14 @@ type Reply struct {
 	CacheWriteTokens  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
 	SampleError       *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
 	SampleLimit       *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
-	MUTCalls          int64    `parquet:"mut_calls" doc:"model calls the model under test made in the sample"`
+	MUTCalls          int64    `parquet:"mut_calls" doc:"model events of the model under test in the sample, every attempt and placeholder included"`
 	JudgeCalls        int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
 	SampleMetadata    *string  `parquet:"sample_metadata,optional" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
 	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
-	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when the eval offered no tools)"`
+	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
 
 	PairKey *string `parquet:"pair_key,optional" doc:"eval/route/sample_id/epoch once rescore has placed the log in the study: pairs a wide or control re-run with the reply it re-runs"`
 }
@@ -119,7 +129,8 @@ type ModelCall struct {
 	Kind           string   `parquet:"kind" doc:"model_under_test, judge or other"`
 	KindReason     string   `parquet:"kind_reason" doc:"why: scorer_span (under a scorer/scorers span), scorer_step (inside a legacy scorer step), grader_role (role names a grader), other_role, other_model, or eval_model (the eval's model outside scoring, no role)"`
 	Scorer         *string  `parquet:"scorer,optional" doc:"name of the scorer span or step the call sits in"`
-	IsReply        bool     `parquet:"is_reply" doc:"this call's output is the sample's reply (first model-under-test call)"`
+	IsReply        bool     `parquet:"is_reply" doc:"this call's output is the sample's reply (the first model-under-test call whose call_status is completed or failed)"`
+	CallStatus     string   `parquet:"call_status" doc:"completed (the call returned), placeholder (pending: never completed; not a generation), retried (errored, then retried: a later call of the same model, role and input in the same span), or failed (errored, not retried)"`
 	StopReason     *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason"`
 	OutputError    *string  `parquet:"output_error,optional" doc:"ModelOutput.error"`
 	CallError      *string  `parquet:"call_error,optional" doc:"the call failed with this error (output is a placeholder)"`

@@ -58,6 +58,10 @@ type Log struct {
 	// Samples lists the log's samples in a deterministic order: (epoch, id)
 	// like inspect_ai's reader for .eval, file order for .json.
 	Samples []SampleRef
+	// Missing lists the samples that summaries.json (or the journal) lists
+	// but that have no member (.eval only): the log says they were written,
+	// and they cannot be read.
+	Missing []MissingSample
 
 	file *os.File
 	zr   *zip.Reader
@@ -87,8 +91,16 @@ func (l *Log) Close() error {
 	return err
 }
 
-// ErrChunked reports the experimental chunked sample layout.
-var ErrChunked = fmt.Errorf("chunked sample layout (samples/<id>_epoch_<n>/sample.json, written by the hidden `inspect log convert-chunked`) is not supported, and inspect_ai's own reader cannot read it either; keep the monolithic .eval it was converted from")
+// MissingSample is a sample the log's summaries list without its member.
+type MissingSample struct {
+	ID     string // the id as text, as the member name spells it
+	Epoch  int
+	Member string // the member expected: samples/<id>_epoch_<n>.json
+	Source string // where the sample is listed: summaries.json or _journal/summaries/<n>.json
+}
+
+// ErrChunked reports the chunked sample layout.
+var ErrChunked = fmt.Errorf("chunked sample layout (samples/<id>_epoch_<n>/sample.json with its chunk folders, written by `inspect log convert-chunked`) is not supported: inspect_ai 0.3.285's read_eval_log cannot read it either (it takes every samples/*.json member for a whole sample); keep the monolithic .eval it was converted from")
 
 // Open opens a log file, reads its header and lists its samples. Errors name
 // the file and, where one is at fault, the member.
@@ -150,10 +162,22 @@ func firstNonSpace(f *os.File) byte {
 	return 0
 }
 
+// Sample members (§1.4). inspect_ai writes a sample to
+// samples/{id}_epoch_{epoch}.json with the id as str() gives it, so an id
+// that contains "/" puts its member one folder deeper
+// (samples/cybashbench_pwn/nl2bash_038_epoch_1.json), and its reader takes
+// every member under samples/ that ends in .json for a sample. The id is
+// everything before the last "_epoch_<n>", which only the epoch can end.
+//
+// The chunked layout (inspect_ai.log._recorders.chunked.format) is told apart
+// by its real signature only: a shell samples/{id}_epoch_{n}/sample.json
+// (a name no monolithic member can have: those end in _epoch_<n>.json) and,
+// beside it, the skeleton or a chunk of one of its sequences.
 var (
-	sampleMember  = regexp.MustCompile(`^samples/([^/]+)_epoch_(\d+)\.json$`)
-	chunkedMember = regexp.MustCompile(`^samples/[^/]+/`)
-	journalSumm   = regexp.MustCompile(`^_journal/summaries/(\d+)\.json$`)
+	sampleMember = regexp.MustCompile(`^samples/(.+)_epoch_(\d+)\.json$`)
+	chunkedShell = regexp.MustCompile(`^(samples/.+_epoch_\d+)/sample\.json$`)
+	chunkedPart  = regexp.MustCompile(`^(samples/.+_epoch_\d+)/(skeleton\.json|metadata\.json|(messages|events|calls|attachments)/\d+\.json|events/(stats|uuids)\.json)$`)
+	journalSumm  = regexp.MustCompile(`^_journal/summaries/(\d+)\.json$`)
 )
 
 func (l *Log) openZip() error {
@@ -171,13 +195,15 @@ func (l *Log) openZip() error {
 	last := map[string]*zip.File{}
 	var order []string
 	for _, zf := range zr.File {
-		if chunkedMember.MatchString(zf.Name) {
-			return fmt.Errorf("%s: %w", zf.Name, ErrChunked)
-		}
 		if _, seen := last[zf.Name]; !seen {
 			order = append(order, zf.Name)
 		}
 		last[zf.Name] = zf
+	}
+	for _, name := range order {
+		if m := chunkedPart.FindStringSubmatch(name); m != nil && last[m[1]+"/sample.json"] != nil {
+			return fmt.Errorf("%s/sample.json: %w", m[1], ErrChunked)
+		}
 	}
 
 	if zf := last["header.json"]; zf != nil {
@@ -197,19 +223,38 @@ func (l *Log) openZip() error {
 		return fmt.Errorf("no header.json and no _journal/start.json: not an Inspect log, or a log whose writer died before its first flush")
 	}
 
-	if n, err := countSummaries(last); err != nil {
+	listed, err := readSummaries(last)
+	if err != nil {
 		return err
+	}
+	if listed != nil {
+		l.Summaries = len(listed)
 	} else {
-		l.Summaries = n
+		l.Summaries = 0
 	}
 
 	for _, name := range order {
-		m := sampleMember.FindStringSubmatch(name)
-		if m == nil {
+		if !strings.HasPrefix(name, "samples/") || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		epoch, _ := strconv.Atoi(m[2])
-		l.Samples = append(l.Samples, SampleRef{Member: name, ID: m[1], Epoch: epoch, zf: last[name], log: l})
+		// Any other member under samples/ is read as a sample too, as
+		// inspect_ai reads it; its id and epoch come from its content.
+		ref := SampleRef{Member: name, ID: strings.TrimSuffix(strings.TrimPrefix(name, "samples/"), ".json"), zf: last[name], log: l}
+		if m := sampleMember.FindStringSubmatch(name); m != nil {
+			ref.ID = m[1]
+			ref.Epoch, _ = strconv.Atoi(m[2])
+		}
+		l.Samples = append(l.Samples, ref)
+	}
+	// A listed sample without its member. A log written with
+	// log_samples=False lists summaries and holds no samples on purpose.
+	if logsSamples(l.Header.Eval.Config) {
+		for _, s := range listed {
+			member := "samples/" + s.ID + "_epoch_" + strconv.Itoa(s.Epoch) + ".json"
+			if last[member] == nil {
+				l.Missing = append(l.Missing, MissingSample{ID: s.ID, Epoch: s.Epoch, Member: member, Source: s.source})
+			}
+		}
 	}
 	// inspect_ai sorts samples by (epoch, id), integer ids compared as
 	// zero-padded strings (§1.4).
@@ -230,44 +275,90 @@ func idSortKey(id string) string {
 	return id
 }
 
-// countSummaries counts summaries.json, or for an unfinished log the journal
-// summaries de-duplicated by (id, epoch), last wins (§1.4).
-func countSummaries(last map[string]*zip.File) (int, error) {
-	type key struct {
-		ID    string
-		Epoch int
-	}
+// listedSample is one row of the summaries: a sample the writer flushed.
+type listedSample struct {
+	ID     string
+	Epoch  int
+	source string
+}
+
+// readSummaries lists the samples of summaries.json, or for an unfinished
+// log of the journal, de-duplicated by (str(id), epoch) with the last row
+// winning, as inspect_ai's _read_all_summaries does (§1.4). It returns nil
+// when the log has neither.
+func readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	type summary struct {
 		ID    json.RawMessage `json:"id"`
 		Epoch int             `json:"epoch"`
 	}
+	var members []*zip.File
 	if zf := last["summaries.json"]; zf != nil {
-		var s []struct{} // counted only: the decoder skips every field
-		if err := readMemberInto(zf, &s); err != nil {
-			return 0, fmt.Errorf("%s: %w", zf.Name, err)
+		members = []*zip.File{zf}
+	} else {
+		for name, zf := range last {
+			if journalSumm.MatchString(name) {
+				members = append(members, zf)
+			}
 		}
-		return len(s), nil
+		// in index order, so a superseded row precedes its re-run's
+		sort.Slice(members, func(i, j int) bool {
+			a, _ := strconv.Atoi(journalSumm.FindStringSubmatch(members[i].Name)[1])
+			b, _ := strconv.Atoi(journalSumm.FindStringSubmatch(members[j].Name)[1])
+			return a < b
+		})
 	}
-	var journal []*zip.File
-	for name, zf := range last {
-		if journalSumm.MatchString(name) {
-			journal = append(journal, zf)
-		}
+	if len(members) == 0 {
+		return nil, nil
 	}
-	if len(journal) == 0 {
-		return 0, nil
+	type key struct {
+		id    string
+		epoch int
 	}
-	seen := map[key]bool{}
-	for _, zf := range journal {
+	index := map[key]int{}
+	out := []listedSample{}
+	for _, zf := range members {
 		var s []summary
 		if err := readMemberInto(zf, &s); err != nil {
-			return 0, fmt.Errorf("%s: %w", zf.Name, err)
+			return nil, fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		for _, x := range s {
-			seen[key{string(x.ID), x.Epoch}] = true
+			id := summaryID(x.ID)
+			k := key{id, x.Epoch}
+			if i, ok := index[k]; ok {
+				out[i].source = zf.Name
+				continue
+			}
+			index[k] = len(out)
+			out = append(out, listedSample{ID: id, Epoch: x.Epoch, source: zf.Name})
 		}
 	}
-	return len(seen), nil
+	return out, nil
+}
+
+// summaryID is str(id) of a summary's int or str id.
+func summaryID(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		if s, err := DecodeString(raw); err == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+// logsSamples reports whether the eval config logged samples (log_samples,
+// true unless set false).
+func logsSamples(config json.RawMessage) bool {
+	var c struct {
+		LogSamples *bool `json:"log_samples"`
+	}
+	if isNull(config) {
+		return true
+	}
+	if _, err := unmarshal(config, &c); err != nil {
+		return true
+	}
+	return c.LogSamples == nil || *c.LogSamples
 }
 
 func readMember(zf *zip.File) ([]byte, error) {

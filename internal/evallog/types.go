@@ -128,8 +128,13 @@ type Score struct {
 // type differs between event kinds stay raw (error, input, output, config).
 type Event struct {
 	Event     string `json:"event"`
+	UUID      string `json:"uuid"` // inspect_ai 0.3.70+
 	SpanID    string `json:"span_id"`
 	Timestamp string `json:"timestamp"`
+	// Pending is true on an event whose call never completed: inspect_ai
+	// records a model event before the call (pending, an empty output) and
+	// clears the flag when the call returns or fails.
+	Pending bool `json:"pending"`
 	// span_begin / step
 	ID       string `json:"id"`
 	ParentID string `json:"parent_id"`
@@ -137,14 +142,17 @@ type Event struct {
 	Name     string `json:"name"`
 	Action   string `json:"action"`
 	// model
-	Model       string          `json:"model"`
-	Role        string          `json:"role"`
-	Input       json.RawMessage `json:"input"`
-	InputRefs   [][]int         `json:"input_refs"`
-	Tools       []struct{}      `json:"tools"` // counted only
+	Model     string          `json:"model"`
+	Role      string          `json:"role"`
+	Input     json.RawMessage `json:"input"`
+	InputRefs [][]int         `json:"input_refs"`
+	// Tools is counted only; nil when the event has no tools key (nothing
+	// shows whether tools were offered), empty when none were.
+	Tools       []struct{}      `json:"tools"`
 	Config      json.RawMessage `json:"config"`
 	Output      json.RawMessage `json:"output"`
 	Error       json.RawMessage `json:"error"`
+	Completed   string          `json:"completed"` // when the call completed (0.3.7x+)
 	Cache       string          `json:"cache"`
 	WorkingTime Float           `json:"working_time"`
 }

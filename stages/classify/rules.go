@@ -167,12 +167,19 @@ func Classify(r *schema.Reply) (class, rule string) {
 // except tool_only when the eval offered tools, where the tool call is the
 // answer. error and no_choices are not replies at all, and truncated_text and
 // answer carry text.
-func NonAnswer(class string, toolsOffered bool) bool {
+//
+// toolsOffered is nil when the log does not show whether tools were offered
+// (a reply taken from sample.output has no event with a tools list). A
+// tool_only reply is then read as offered: a provider returns tool calls only
+// for tools in the request, so the call itself shows that tools were there.
+// Only a shown false (an event whose tools list is empty, e.g. mockllm
+// replaying a tool call) makes tool_only a non-answer.
+func NonAnswer(class string, toolsOffered *bool) bool {
 	switch class {
 	case Filtered, RefusalFlag, ErrorText, TruncatedEmpty, ReasoningOnly, Silent:
 		return true
 	case ToolOnly:
-		return !toolsOffered
+		return toolsOffered != nil && !*toolsOffered
 	}
 	return false
 }

@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"bytes"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -72,11 +75,39 @@ type span struct {
 	parent string
 	typ    string
 	name   string
+	begin  int // legacy step: index of its begin event
+}
+
+// Call statuses (model_calls.call_status).
+const (
+	StatusCompleted   = "completed"
+	StatusPlaceholder = "placeholder"
+	StatusRetried     = "retried"
+	StatusFailed      = "failed"
+)
+
+// Reply sources (replies.reply_source).
+const (
+	SourceModelEvent   = "model_event"
+	SourceSampleOutput = "sample_output"
+	SourceNone         = "none"
+)
+
+// modelEvent is a model event with what the first pass found out about it.
+type modelEvent struct {
+	e      *evallog.Event
+	kind   string
+	reason string
+	scorer *string
+	scope  string // the generation it belongs to: its span, or legacy step
+	status string
 }
 
 // extract builds the rows of one sample. The reply of the model under test
-// is the output of its first model call (design rule 1): not sample.output,
-// which solvers may overwrite.
+// is the output of its first completed generation (design rule 1), not
+// sample.output, which solvers may overwrite; see replyIndex for what is not
+// a generation, and the end of this function for the fallback to
+// sample.output.
 func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleRows, error) {
 	id, idType := d.IDString()
 	out := &sampleRows{}
@@ -84,7 +115,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: ctx.EvalID, Task: ctx.Task, Model: ctx.Model,
 		SampleID: id, SampleIDType: idType, Epoch: int64(d.Epoch), SampleUUID: d.UUID,
-		Member: member, ReplySource: "none", MaxTokensSource: "unset",
+		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
 	if d.Error != nil {
@@ -101,49 +132,23 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		r.FinalCompletion = strPtr(finalCompletion(d, d.Output))
 	}
 
-	// Spans (0.3.94+) are found by id; legacy step events bracket the calls
-	// between their begin and end (§4.3).
-	spans := map[string]span{}
-	for i := range d.Events {
-		e := &d.Events[i]
-		if e.Event == "span_begin" && e.ID != "" {
-			spans[e.ID] = span{parent: e.ParentID, typ: e.Type, name: e.Name}
-		}
-	}
-	var steps []span
-	var replyDone bool
-	callIndex := int64(0)
-	for i := range d.Events {
-		e := &d.Events[i]
-		switch e.Event {
-		case "step":
-			if e.Action == "begin" {
-				steps = append(steps, span{typ: e.Type, name: e.Name})
-			} else if e.Action == "end" {
-				for j := len(steps) - 1; j >= 0; j-- {
-					if steps[j].name == e.Name && steps[j].typ == e.Type {
-						steps = steps[:j]
-						break
-					}
-				}
-			}
-			continue
-		case "model":
-		default:
-			continue
-		}
+	events := modelEvents(ctx, d)
+	reply := replyIndex(events)
+	var otherTexts []string // judge and other calls' texts: sample.output must not be one
+	for i := range events {
+		me := &events[i]
+		e := me.e
 		o, err := d.ModelOutput(e)
 		if err != nil {
 			return nil, err
 		}
-		kind, reason, scorer := callKind(ctx, e, spans, steps)
 		call := schema.ModelCall{
-			LogID: ctx.LogID, SampleID: id, Epoch: int64(d.Epoch), CallIndex: callIndex,
-			Model: e.Model, Role: nonEmpty(e.Role), Kind: kind, KindReason: reason, Scorer: scorer,
+			LogID: ctx.LogID, SampleID: id, Epoch: int64(d.Epoch), CallIndex: int64(i),
+			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
+			CallStatus:   me.status,
 			ToolsOffered: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: nonEmpty(e.Timestamp),
 			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(evallog.EventError(e)),
 		}
-		callIndex++
 		cfg := evallog.ParseGenerateConfig(e.Config)
 		call.MaxTokens = cfg.MaxTokens.Ptr()
 		call.Temperature = finite(cfg.Temperature)
@@ -157,7 +162,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 			return nil, err
 		}
 		call.InputMessages = int64(nIn)
-		switch kind {
+		switch me.kind {
 		case KindJudge:
 			r.JudgeCalls++
 			p, err := d.LastUserText(e)
@@ -172,13 +177,26 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 			}))
 		case KindMUT:
 			r.MUTCalls++
-			if !replyDone {
-				replyDone = true
+			switch {
+			case reply < 0 || i < reply:
+				if me.status == StatusPlaceholder {
+					r.PlaceholdersSkipped++
+				}
+				if me.status == StatusRetried && reply >= 0 {
+					r.FailedAttempts++
+					if r.FirstAttemptError == nil {
+						r.FirstAttemptError = strPtr(evallog.EventError(e))
+					}
+				}
+			case i == reply:
 				call.IsReply = true
-				r.ReplySource = "model_event"
+				r.ReplySource = SourceModelEvent
 				r.ReplyModel = nonEmpty(e.Model)
 				r.CallError = call.CallError
-				r.ToolsOffered = len(e.Tools) > 0
+				if e.Tools != nil {
+					offered := len(e.Tools) > 0
+					r.ToolsOffered = &offered
+				}
 				if cfg.MaxTokens.Valid {
 					r.MaxTokens, r.MaxTokensSource = cfg.MaxTokens.Ptr(), "call"
 				}
@@ -186,12 +204,18 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 				setUsage(o, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 			}
 		}
+		if me.kind != KindMUT && strings.TrimSpace(view.text) != "" {
+			otherTexts = append(otherTexts, view.text)
+		}
 		out.Calls = append(out.Calls, call)
 	}
-	if !replyDone && d.Output != nil && len(d.Events) == 0 {
-		// Logs without events (event logging off, or hand-made logs): the
-		// final output is all there is. reply_source says so.
-		r.ReplySource = "sample_output"
+	if reply < 0 && usableOutput(d, d.Output, otherTexts) {
+		// The model under test made no call through Inspect's model API that
+		// completed (an agent driving an outside CLI, a log without events):
+		// sample.output is its reply, unless it is a judge's. reply_source
+		// says so, and tools_offered stays unknown.
+		r.ReplySource = SourceSampleOutput
+		r.ReplyModel = nonEmpty(d.Output.Model)
 		view := viewOutput(d, d.Output)
 		view.fill(r)
 		setUsage(d.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
@@ -210,6 +234,128 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, int64(d.Epoch), name, d.Scores[name], d.Sanitized))
 	}
 	return out, nil
+}
+
+// modelEvents lists a sample's model events in event order with whose call
+// each is and its call status.
+func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
+	// Spans (0.3.94+) are found by id; legacy step events bracket the calls
+	// between their begin and end (§4.3).
+	spans := map[string]span{}
+	for i := range d.Events {
+		e := &d.Events[i]
+		if e.Event == "span_begin" && e.ID != "" {
+			spans[e.ID] = span{parent: e.ParentID, typ: e.Type, name: e.Name}
+		}
+	}
+	var steps []span
+	var out []modelEvent
+	for i := range d.Events {
+		e := &d.Events[i]
+		switch e.Event {
+		case "step":
+			if e.Action == "begin" {
+				steps = append(steps, span{typ: e.Type, name: e.Name, begin: i})
+			} else if e.Action == "end" {
+				for j := len(steps) - 1; j >= 0; j-- {
+					if steps[j].name == e.Name && steps[j].typ == e.Type {
+						steps = steps[:j]
+						break
+					}
+				}
+			}
+			continue
+		case "model":
+		default:
+			continue
+		}
+		kind, reason, scorer := callKind(ctx, e, spans, steps)
+		scope := "span:" + e.SpanID
+		if e.SpanID == "" && len(steps) > 0 {
+			scope = "step:" + strconv.Itoa(steps[len(steps)-1].begin)
+		}
+		out = append(out, modelEvent{e: e, kind: kind, reason: reason, scorer: scorer, scope: scope})
+	}
+	for i := range out {
+		out[i].status = callStatus(out, i)
+	}
+	return out
+}
+
+// callStatus classifies a model event. inspect_ai (model/_model.py,
+// Model._generate) records a model event before each provider attempt, with
+// pending set and an empty output, and completes it when the attempt returns
+// (output) or raises (error, then pending cleared). Its retry loop (tenacity
+// around the inner generate()) records a new event for every attempt, in the
+// same span, for the same model and role, with the same input. So:
+//   - an event still pending never completed: a placeholder, not a
+//     generation (a log written while calls were in flight, or whose
+//     pending copy outlived the completed one);
+//   - an errored event followed by a call of that same generation (same
+//     scope, model, role and input; placeholders aside) was retried;
+//   - an errored event with no such follower failed for good;
+//   - any other event completed.
+func callStatus(events []modelEvent, i int) string {
+	e := events[i].e
+	switch {
+	case e.Pending:
+		return StatusPlaceholder
+	case evallog.EventError(e) == "":
+		return StatusCompleted
+	}
+	for j := i + 1; j < len(events); j++ {
+		f := events[j]
+		if f.e.Pending || f.scope != events[i].scope || f.e.Model != e.Model || f.e.Role != e.Role {
+			continue
+		}
+		if sameInput(f.e, e) {
+			return StatusRetried
+		}
+	}
+	return StatusFailed
+}
+
+// sameInput reports whether two model events sent the same input: the same
+// inline messages, or the same ranges of the message pool.
+func sameInput(a, b *evallog.Event) bool {
+	if len(a.InputRefs) != len(b.InputRefs) {
+		return false
+	}
+	for k := range a.InputRefs {
+		if !slices.Equal(a.InputRefs[k], b.InputRefs[k]) {
+			return false
+		}
+	}
+	return bytes.Equal(bytes.TrimSpace(a.Input), bytes.TrimSpace(b.Input))
+}
+
+// replyIndex is the index of the reply among events: the first call of the
+// model under test that is a generation (completed, or failed without a
+// retry: its error then shows in call_error), or -1.
+func replyIndex(events []modelEvent) int {
+	for i, me := range events {
+		if me.kind == KindMUT && (me.status == StatusCompleted || me.status == StatusFailed) {
+			return i
+		}
+	}
+	return -1
+}
+
+// usableOutput reports whether sample.output can stand for the reply: it
+// holds a choice, and it is not a judge's or another model's (its text is
+// not the text of one of their calls, as when a scorer or an annotating
+// solver overwrote it).
+func usableOutput(d *evallog.DecodedSample, o *evallog.ModelOutput, otherTexts []string) bool {
+	if o == nil || len(o.Choices) == 0 {
+		return false
+	}
+	text, completion := d.Text(&o.Choices[0].Message), finalCompletion(d, o)
+	for _, t := range otherTexts {
+		if t == text || t == completion {
+			return false
+		}
+	}
+	return true
 }
 
 // callKind decides whose call a model event is. Span ancestry is the reliable

@@ -88,7 +88,9 @@ Examples:
 // Summary is what a run did.
 type Summary struct {
 	Files, Failed, Skipped int
-	Samples                int64
+	// Missing counts the samples a log's summaries list without a member.
+	Missing int
+	Samples int64
 	Bytes                  int64
 	Classes                map[string]int64
 	Errors                 []schema.IngestError
@@ -146,8 +148,15 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	}
 	sum.Elapsed = time.Since(start)
 	printSummary(stdout, ds.Dir, sum)
+	var msgs []string
 	if sum.Failed > 0 {
-		return &cliutil.PartialError{Msg: fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables (listed above and in ingest_errors)", sum.Failed, sum.Files)}
+		msgs = append(msgs, fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables", sum.Failed, sum.Files))
+	}
+	if sum.Missing > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d samples listed in their logs' summaries have no member to read", sum.Missing))
+	}
+	if len(msgs) > 0 {
+		return &cliutil.PartialError{Msg: strings.Join(msgs, "; ") + " (listed above and in ingest_errors)"}
 	}
 	return nil
 }
@@ -439,6 +448,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.cur, w.ctx, w.failed = it.log, it.ctx, false
 		w.replies, w.scores, w.calls, w.held, w.nRows = nil, nil, nil, 0, 0
 		w.classes = map[string]int64{}
+		w.missing(it.path, it.log.Missing)
 	case it.sample != nil:
 		var res jobResult
 		select {
@@ -482,6 +492,27 @@ func (w *writer) fail(path, member string, err error) {
 		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, member, err)
 	} else {
 		fmt.Fprintf(w.stderr, "error: %s: %v\n", path, err)
+	}
+}
+
+// missing reports the samples a log's summaries list without a member, one
+// ingest_errors row each, naming the sample and the member expected.
+//
+// The log's other samples are still ingested, unlike the samples of a file
+// that cannot be read, which is left out whole. An unreadable file gives no
+// reason to trust any of its rows; a missing member is a hole in a readable
+// log, whose every other member reads as inspect_ai reads it (read_eval_log
+// returns them and never looks at the summaries). Leaving them out would
+// drop samples the user's own reader shows, and leaving the hole unreported
+// would lose a sample silently: so every present sample is a row, the absent
+// one an error row, and the exit code is 1.
+func (w *writer) missing(path string, missing []evallog.MissingSample) {
+	for _, m := range missing {
+		err := fmt.Errorf("sample %s epoch %d is listed in %s but the log has no member %s: the sample cannot be read", m.ID, m.Epoch, m.Source, m.Member)
+		w.sum.Missing++
+		w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: m.Member, Error: err.Error()})
+		w.prog.clear()
+		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, m.Member, err)
 	}
 }
 

@@ -155,10 +155,10 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 		}
 		return body
 	})
-	// a chunked-layout log
+	// a chunked-layout log: a shell and a chunk of its events
 	chunked := filepath.Join(tmp, "chunked.eval")
 	rewriteZip(t, good, chunked, func(name string, body []byte) []byte { return body },
-		"samples/1_epoch_1/sample.json")
+		"samples/1_epoch_1/sample.json", "samples/1_epoch_1/events/0.json")
 	// a truncated zip
 	data, err := os.ReadFile(good)
 	if err != nil {
@@ -228,8 +228,46 @@ func TestCancelledRunKeepsPreviousTables(t *testing.T) {
 	}
 }
 
-// rewriteZip copies a zip member by member through edit, adding empty extra
-// members.
+// A sample that summaries.json lists without a member is an ingest_errors
+// row naming the sample and the member expected, and the exit code is 1; the
+// log's other samples are still rows (a hole in a readable log, not an
+// unreadable file: see writer.missing). A log written with log_samples off
+// lists summaries on purpose and is no error.
+func TestMissingMemberIsReported(t *testing.T) {
+	corpus := testutil.SharedCorpus(t)
+	good := filepath.Join(corpus, "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+	holed := filepath.Join(t.TempDir(), "holed.eval")
+	rewriteZip(t, good, holed, func(name string, body []byte) []byte {
+		if name == "samples/7_epoch_1.json" {
+			return nil
+		}
+		return body
+	})
+	noSamples := testutil.Path(t, "testdata", "logs", "no-samples.eval")
+	dir, stdout, stderr, err := runIngest(t, holed, noSamples)
+	var partial *cliutil.PartialError
+	if !errors.As(err, &partial) || !strings.Contains(err.Error(), "1 samples listed in their logs' summaries have no member") {
+		t.Fatalf("want a partial failure for the missing member, got %v", err)
+	}
+	if want := holed + ": samples/7_epoch_1.json: sample 7 epoch 1 is listed in summaries.json but the log has no member samples/7_epoch_1.json"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stdout, "ingested 2 of 2 files, 9 samples") {
+		t.Errorf("summary: %s", stdout)
+	}
+	errs := testutil.Query(t, dir, "SELECT path, member, error FROM ingest_errors")
+	if len(errs) != 1 || errs[0][0] != holed || errs[0][1] != "samples/7_epoch_1.json" || !strings.Contains(errs[0][2], "sample 7 epoch 1") {
+		t.Fatalf("ingest_errors: %v", errs)
+	}
+	got := testutil.Query(t, dir, `SELECT l.sample_count, l.summary_count, count(r.sample_id), count(*) FILTER (r.sample_id = '7')
+	  FROM logs l LEFT JOIN replies r USING (log_id) WHERE l.path = ? GROUP BY ALL`, holed)
+	if len(got) != 1 || strings.Join(got[0], " ") != "9 10 9 0" {
+		t.Errorf("sample_count, summary_count, replies, replies of sample 7 = %v, want 9 10 9 0", got)
+	}
+}
+
+// rewriteZip copies a zip member by member through edit (a nil body drops
+// the member), adding empty extra members.
 func rewriteZip(t *testing.T, src, dst string, edit func(string, []byte) []byte, extra ...string) {
 	t.Helper()
 	zr, err := zip.OpenReader(src)
@@ -249,8 +287,12 @@ func rewriteZip(t *testing.T, src, dst string, edit func(string, []byte) []byte,
 		}
 		body, _ := io.ReadAll(rc)
 		rc.Close()
+		body = edit(m.Name, body)
+		if body == nil {
+			continue
+		}
 		w, _ := zw.Create(m.Name)
-		w.Write(edit(m.Name, body))
+		w.Write(body)
 	}
 	for _, name := range extra {
 		w, _ := zw.Create(name)

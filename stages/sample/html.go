@@ -54,7 +54,7 @@ func fields(it Item) [][2]string {
 		{"refusal (text flag)", fmt.Sprint(it.Refusal)},
 		{"output_error", s(it.OutputError)},
 		{"text_blank", fmt.Sprint(it.TextBlank)},
-		{"tool calls", fmt.Sprintf("%d %s (tools offered: %v)", it.ToolCallCount, strings.Join(it.ToolFunctions, ", "), it.ToolsOffered)},
+		{"tool calls", fmt.Sprintf("%d %s (tools offered: %s)", it.ToolCallCount, strings.Join(it.ToolFunctions, ", "), triState(it.ToolsOffered))},
 		{"reasoning", fmt.Sprintf("present %v, %d chars, redacted %v", it.Reasoning, it.ReasoningChars, it.Redacted)},
 		{"max_tokens", i(it.MaxTokens) + " (" + it.MaxTokensSource + ")"},
 		{"output / reasoning tokens", i(it.OutputTokens) + " / " + i(it.ReasoningTokens)},
@@ -93,3 +93,11 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.6em;b
 {{end}}{{end}}
 </body></html>
 `))
+
+// triState renders a nullable boolean: true, false, or unknown (null).
+func triState(b *bool) string {
+	if b == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*b)
+}

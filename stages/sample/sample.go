@@ -93,7 +93,7 @@ type Item struct {
 	TextBlank       bool     `json:"text_blank"`
 	ToolCallCount   int64    `json:"tool_call_count"`
 	ToolFunctions   []string `json:"tool_call_functions"`
-	ToolsOffered    bool     `json:"tools_offered"`
+	ToolsOffered    *bool    `json:"tools_offered"` // null: the log does not show it
 	Reasoning       bool     `json:"reasoning_present"`
 	ReasoningChars  int64    `json:"reasoning_chars"`
 	Redacted        bool     `json:"reasoning_redacted"`
