@@ -51,6 +51,21 @@ func SharedCorpus(t testing.TB) string {
 	return p
 }
 
+// WildCorpus returns the shared corpus of logs written by other people with
+// real providers (../shared/corpus/wild, with its SAMPLES.tsv). A missing
+// corpus fails the test.
+func WildCorpus(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("EMPTIES_WILD_CORPUS")
+	if p == "" {
+		p = filepath.Join(RepoRoot(t), "..", "shared", "corpus", "wild")
+	}
+	if _, err := os.Stat(filepath.Join(p, "SAMPLES.tsv")); err != nil {
+		t.Fatalf("wild corpus not found at %s (set EMPTIES_WILD_CORPUS to its folder): %v", p, err)
+	}
+	return p
+}
+
 // Query runs a query over the dataset's tables and returns the rows as text
 // (NULL for nulls).
 func Query(t testing.TB, dataDir, q string, args ...any) [][]string {

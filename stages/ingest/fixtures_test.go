@@ -35,6 +35,15 @@ type expectSample struct {
 	IDType           string          `json:"id_type"`
 	Epoch            int             `json:"epoch"`
 	FirstModelReply  *string         `json:"first_model_reply"`
+	// Reply is the reply by design rule 1, as scripts/difftest picks it in
+	// inspect_ai's objects (fixtures written since the rule; older entries
+	// have only first_model_reply, which is then the same event).
+	Reply *struct {
+		Source     string   `json:"source"`
+		Text       string   `json:"text"`
+		StopReason *string  `json:"stop_reason"`
+		Statuses   []string `json:"statuses"`
+	} `json:"reply"`
 	OutputCompletion *string         `json:"output_completion"`
 	Error            *string         `json:"error"`
 	Limit            *struct {
@@ -116,8 +125,10 @@ func checkSample(t *testing.T, dir, logID string, s expectSample) {
 	id := s.idText()
 	name := fmt.Sprintf("sample %s epoch %d", id, s.Epoch)
 	rows := testutil.Query(t, dir, `SELECT sample_id_type, text, coalesce(final_completion, 'NULL'), coalesce(sample_error, 'NULL'),
-	    coalesce(sample_limit, 'NULL'), mut_calls, judge_calls, coalesce(stop_reason, 'NULL'), reply_source
-	  FROM replies WHERE log_id = ? AND sample_id = ? AND epoch = ?`, logID, id, s.Epoch)
+	    coalesce(sample_limit, 'NULL'), mut_calls, judge_calls, coalesce(stop_reason, 'NULL'), reply_source,
+	    (SELECT coalesce(array_to_string(list(call_status ORDER BY call_index), ','), '') FROM model_calls c
+	      WHERE c.log_id = r.log_id AND c.sample_id = r.sample_id AND c.epoch = r.epoch)
+	  FROM replies r WHERE log_id = ? AND sample_id = ? AND epoch = ?`, logID, id, s.Epoch)
 	if len(rows) != 1 {
 		t.Errorf("%s: %d reply rows", name, len(rows))
 		return
@@ -126,7 +137,15 @@ func checkSample(t *testing.T, dir, logID string, s expectSample) {
 	if r[0] != s.IDType {
 		t.Errorf("%s: id type %s, want %s", name, r[0], s.IDType)
 	}
-	if s.FirstModelReply != nil && r[1] != *s.FirstModelReply {
+	if rep := s.Reply; rep != nil {
+		stop := "NULL"
+		if rep.StopReason != nil {
+			stop = *rep.StopReason
+		}
+		if got, want := []string{r[8], r[1], r[7], r[9]}, []string{rep.Source, rep.Text, stop, strings.Join(rep.Statuses, ",")}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: reply source/text/stop reason/call statuses %q, want %q", name, got, want)
+		}
+	} else if s.FirstModelReply != nil && r[1] != *s.FirstModelReply {
 		t.Errorf("%s: reply text %q, want the first model-under-test reply %q", name, r[1], *s.FirstModelReply)
 	}
 	if s.OutputCompletion != nil && r[2] != *s.OutputCompletion {
@@ -141,7 +160,7 @@ func checkSample(t *testing.T, dir, logID string, s expectSample) {
 	if r[5] != strconv.Itoa(len(s.MUTEvents)) || r[6] != strconv.Itoa(len(s.JudgeEvents)) {
 		t.Errorf("%s: model-under-test/judge calls %s/%s, want %d/%d", name, r[5], r[6], len(s.MUTEvents), len(s.JudgeEvents))
 	}
-	if len(s.MUTEvents) > 0 && r[7] != s.MUTEvents[0].StopReason {
+	if s.Reply == nil && len(s.MUTEvents) > 0 && r[7] != s.MUTEvents[0].StopReason {
 		t.Errorf("%s: stop reason %s, want %s", name, r[7], s.MUTEvents[0].StopReason)
 	}
 

@@ -1,0 +1,225 @@
+#!/usr/bin/env python
+"""Differential test of empties' ingest against inspect_ai's own reader.
+
+Usage (from the repo root; `make test` runs it through stages/ingest's
+TestDifferentialAgainstInspect):
+
+    .venv/bin/python scripts/difftest/difftest.py ROWS.jsonl LOG_OR_DIR...
+
+ROWS.jsonl holds one JSON object per reply row empties wrote (path,
+sample_id, epoch, reply_source, text, stop_reason, call_index, timestamp,
+call_status list). The script reads every .eval/.json log under the given
+paths with the pinned inspect_ai's ``read_eval_log`` and, for every sample
+inspect_ai returns, checks that
+
+  * empties has exactly one reply row for it (and no row inspect_ai lacks);
+  * the row's reply is the event the rule below picks in inspect_ai's own
+    object model: same position among the sample's model events, same
+    timestamp, same text, same stop reason; or, where the rule falls back
+    to sample.output, that output's text and stop reason;
+  * every model event's call status is the rule's.
+
+The rule (design rule 1; README "How the reply is chosen"), written here
+from inspect_ai's object model and model/_model.py, independently of the Go
+code:
+
+  * whose call: a model event under a span of type scorer/scorers (older
+    logs: inside a scorer step) is a judge's; else a role naming a grader is
+    a judge's; another role, or another model than the eval's, is "other";
+    the rest is the model under test's;
+  * status: pending (never completed) is a placeholder; an errored event
+    followed by a non-pending event of the same generation (same span, or
+    legacy step, same model, role and input: inspect_ai's retry loop records
+    one event per attempt) is retried; an errored event without one failed;
+    any other completed;
+  * the reply is the first model-under-test event that completed or failed;
+    without one, sample.output when it has a choice and its text is not the
+    text of a judge's or other call; else there is no reply.
+
+Exit code 0 when every check passes, 1 otherwise (every mismatch printed).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import sys
+from datetime import datetime
+
+GRADER_ROLE = re.compile(r"(?i)grad|judg|scor|critic|evaluat|rater|monitor|classif")
+
+
+def _norm_stop(sr: str | None) -> str | None:
+    if sr is None:
+        return None
+    if sr == "length":
+        return "max_tokens"
+    return sr or "unknown"
+
+
+def classify_events(sample, eval_model: str) -> list[dict]:
+    """The sample's model events in order, each with kind, scope and status."""
+    from inspect_ai.event import ModelEvent, SpanBeginEvent, StepEvent
+
+    spans = {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
+    steps: list[tuple[int, StepEvent]] = []
+    out: list[dict] = []
+    for i, e in enumerate(sample.events):
+        if isinstance(e, StepEvent):
+            if e.action == "begin":
+                steps.append((i, e))
+            elif e.action == "end":
+                for j in range(len(steps) - 1, -1, -1):
+                    if steps[j][1].name == e.name and steps[j][1].type == e.type:
+                        del steps[j:]
+                        break
+            continue
+        if not isinstance(e, ModelEvent):
+            continue
+        kind = None
+        sid, seen = e.span_id, 0
+        while sid and sid in spans and seen < 1000:
+            if spans[sid].type in ("scorer", "scorers"):
+                kind = "judge"
+            sid, seen = spans[sid].parent_id, seen + 1
+        if kind is None and any(st.type == "scorer" for _, st in steps):
+            kind = "judge"
+        if kind is None:
+            if e.role and GRADER_ROLE.search(e.role):
+                kind = "judge"
+            elif e.role:
+                kind = "other"
+            elif eval_model and e.model and e.model != eval_model:
+                kind = "other"
+            else:
+                kind = "model_under_test"
+        scope = ("span", e.span_id) if e.span_id or not steps else ("step", steps[-1][0])
+        out.append({"event": e, "kind": kind, "scope": scope})
+    for i, me in enumerate(out):
+        me["status"] = _status(out, i)
+    return out
+
+
+def _inputs(e) -> list:
+    return [m.model_dump(mode="json") for m in e.input]
+
+
+def _status(events: list[dict], i: int) -> str:
+    e = events[i]["event"]
+    if e.pending:
+        return "placeholder"
+    if not e.error:
+        return "completed"
+    for f in events[i + 1:]:
+        fe = f["event"]
+        if fe.pending or f["scope"] != events[i]["scope"] or fe.model != e.model or fe.role != e.role:
+            continue
+        if _inputs(fe) == _inputs(e):
+            return "retried"
+    return "failed"
+
+
+def pick_reply(sample, eval_model: str) -> dict:
+    """What the rule picks: source, call_index (or None), text, stop_reason, timestamp."""
+    events = classify_events(sample, eval_model)
+    for i, me in enumerate(events):
+        if me["kind"] == "model_under_test" and me["status"] in ("completed", "failed"):
+            o = me["event"].output
+            c = o.choices[0] if o and o.choices else None
+            return {"source": "model_event", "call_index": i, "timestamp": me["event"].timestamp,
+                    "text": c.message.text if c else "", "stop_reason": _norm_stop(c.stop_reason) if c else None,
+                    "statuses": [m["status"] for m in events]}
+    statuses = [m["status"] for m in events]
+    o = sample.output
+    if o is not None and o.choices:
+        text = o.choices[0].message.text
+        others = {m["event"].output.choices[0].message.text
+                  for m in events if m["kind"] != "model_under_test" and m["event"].output and m["event"].output.choices}
+        others = {t for t in others if t.strip()}
+        if text not in others and o.completion not in others:
+            return {"source": "sample_output", "call_index": None, "timestamp": None, "text": text,
+                    "stop_reason": _norm_stop(o.choices[0].stop_reason), "statuses": statuses}
+    return {"source": "none", "call_index": None, "timestamp": None, "text": "", "stop_reason": None,
+            "statuses": statuses}
+
+
+def _ts(v) -> datetime | None:
+    if v is None:
+        return None
+    if isinstance(v, datetime):
+        return v
+    return datetime.fromisoformat(v.replace("Z", "+00:00"))
+
+
+def _logs(paths: list[str]) -> list[str]:
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for ext in ("eval", "json"):
+                out += glob.glob(os.path.join(p, "**", f"*.{ext}"), recursive=True)
+        else:
+            out.append(p)
+    return sorted(os.path.abspath(p) for p in out)
+
+
+def main(rows_path: str, paths: list[str]) -> int:
+    import logging
+    import warnings
+
+    from inspect_ai.log import read_eval_log
+
+    logging.getLogger("inspect_ai").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+
+    rows: dict[tuple[str, str, int], list[dict]] = {}
+    with open(rows_path, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            rows.setdefault((r["path"], r["sample_id"], int(r["epoch"])), []).append(r)
+    ingested_paths = {k[0] for k in rows}
+
+    problems: list[str] = []
+    logs = samples = 0
+    for path in _logs(paths):
+        try:
+            log = read_eval_log(path, resolve_attachments=True)
+        except Exception as ex:  # not a log inspect_ai reads (e.g. a .json that is no log)
+            if path in ingested_paths:
+                problems.append(f"{path}: empties has rows, read_eval_log fails: {ex!r}"[:400])
+            continue
+        logs += 1
+        seen = set()
+        for s in log.samples or []:
+            samples += 1
+            key = (path, str(s.id), s.epoch)
+            seen.add(key)
+            name = f"{path}: sample {s.id} epoch {s.epoch}"
+            got = rows.get(key, [])
+            if len(got) != 1:
+                problems.append(f"{name}: {len(got)} reply rows, want 1")
+                continue
+            g = got[0]
+            want = pick_reply(s, log.eval.model)
+            for field in ("source", "call_index", "text", "stop_reason"):
+                gv = g["reply_source"] if field == "source" else g[field]
+                if gv != want[field]:
+                    problems.append(f"{name}: {field} {gv!r}, the rule in inspect_ai's objects gives {want[field]!r}"[:400])
+            if _ts(g["timestamp"]) != _ts(want["timestamp"]):
+                problems.append(f"{name}: reply event timestamp {g['timestamp']!r}, want {want['timestamp']!r}")
+            if g["statuses"] != want["statuses"]:
+                problems.append(f"{name}: call statuses {g['statuses']}, want {want['statuses']}")
+        for key in rows:
+            if key[0] == path and key not in seen:
+                problems.append(f"{path}: empties has a row for sample {key[1]} epoch {key[2]}, read_eval_log has none")
+    for p in problems:
+        print(p)
+    print(f"difftest: {logs} logs, {samples} samples read by inspect_ai; {len(problems)} mismatches")
+    return 1 if problems or samples == 0 else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1], sys.argv[2:]))
