@@ -31,10 +31,10 @@ type expectFile map[string]struct {
 }
 
 type expectSample struct {
-	ID               json.RawMessage `json:"id"`
-	IDType           string          `json:"id_type"`
-	Epoch            int             `json:"epoch"`
-	FirstModelReply  *string         `json:"first_model_reply"`
+	ID              json.RawMessage `json:"id"`
+	IDType          string          `json:"id_type"`
+	Epoch           int             `json:"epoch"`
+	FirstModelReply *string         `json:"first_model_reply"`
 	// Reply is the reply by design rule 1, as scripts/difftest picks it in
 	// inspect_ai's objects (fixtures written since the rule; older entries
 	// have only first_model_reply, which is then the same event).
@@ -44,8 +44,8 @@ type expectSample struct {
 		StopReason *string  `json:"stop_reason"`
 		Statuses   []string `json:"statuses"`
 	} `json:"reply"`
-	OutputCompletion *string         `json:"output_completion"`
-	Error            *string         `json:"error"`
+	OutputCompletion *string `json:"output_completion"`
+	Error            *string `json:"error"`
 	Limit            *struct {
 		Type string `json:"type"`
 	} `json:"limit"`

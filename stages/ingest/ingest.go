@@ -91,10 +91,10 @@ type Summary struct {
 	// Missing counts the samples a log's summaries list without a member.
 	Missing int
 	Samples int64
-	Bytes                  int64
-	Classes                map[string]int64
-	Errors                 []schema.IngestError
-	Elapsed                time.Duration
+	Bytes   int64
+	Classes map[string]int64
+	Errors  []schema.IngestError
+	Elapsed time.Duration
 }
 
 // Run ingests opts.Paths into opts.Out.
