@@ -37,7 +37,7 @@ type Column struct {
 func Tables() []Table {
 	return []Table{
 		{"logs", "one row per log file", "What each ingested log file is: format, status, eval, task, model, settings.", Log{}},
-		{"replies", "one row per sample × epoch (every sample, errored ones included)", "The reply of the model under test: the output of its first model call in the sample, with every raw field the classifier reads.", Reply{}},
+		{"replies", "one row per sample × epoch (every sample, errored ones included)", "The reply of the model under test: the output of its first completed generation in the sample (placeholders and failed, retried attempts skipped; sample.output when it made no call through Inspect's model API, unless that output is a judge's; reply_source says which), with every raw field the classifier reads.", Reply{}},
 		{"scores", "one row per sample × epoch × scorer", "Each scorer's logged score, raw and projected.", Score{}},
 		{"model_calls", "one row per model event", "Every model call of every sample, tagged model under test, judge or other, with the reason.", ModelCall{}},
 		{"ingest_errors", "one row per file (or member) that could not be ingested", "Files the last ingest could not read; none of their samples are in the other tables.", IngestError{}},

@@ -64,7 +64,16 @@ The tables are rebuilt from the given logs on every run, and the later
 stages' tables in DIR (computed from the replies replaced) are removed: run
 rescore, analyze and decide again. A file that cannot be read is reported
 with the member at fault and left out whole; the others go on, and the exit
-code is 1. A killed run leaves the previous tables untouched.
+code is 1. A sample that the log's summaries list without a member is
+reported (ingest_errors names the sample and the member expected) and the
+exit code is 1; the log's other samples are read. A killed run leaves the
+previous tables untouched.
+
+The reply of each sample is the first completed generation of the model
+under test: placeholders (pending events) and failed attempts that were
+retried are skipped, and where the model made no call through Inspect's
+model API, sample.output is used unless it is a judge's; replies.reply_source
+says which (README "How the reply is chosen").
 
 Examples:
    empties ingest logs/ --out data/study
