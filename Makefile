@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo notebook venv fixtures demo-logs bench clean
+.PHONY: all build test vet demo notebook venv fixtures demo-logs bench bench-wild clean
 
 all: build
 
@@ -64,6 +64,10 @@ demo-logs: venv build
 
 bench: venv build
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
+
+# only the class counts of ../shared/corpus/wild (bench step 5), no timing runs
+bench-wild: venv build
+	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench --wild-only
 
 clean:
 	rm -rf $(BIN) $(OUT) bench

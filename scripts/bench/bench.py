@@ -18,6 +18,12 @@
         base); its rate is what is compared
      d. empties ingest on about a quarter of the corpus (peak RSS vs. a)
 4. Prints a table and the targets, and writes WORK/bench.json.
+5. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
+   people with real providers) once and prints its class counts, per class
+   and by reply_source, so a change of rules shows its effect on real data
+   (WORK/wild.json). Run this part alone with --wild-only:
+
+    .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench --wild-only
 
 Raw bytes are the same for every row: the uncompressed JSON of the files a run
 processed (for .eval the sum of ZipInfo.file_size over all members, for .json
@@ -135,12 +141,19 @@ def main() -> None:
                     help="runs of each measurement; the fastest counts, peak RSS is the highest")
     ap.add_argument("--workers", "-j", type=int, default=0,
                     help="workers for ingest and the floor (0 = one per CPU)")
+    ap.add_argument("--wild", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
+                    help="the wild corpus (real providers' logs) whose class counts are reported")
+    ap.add_argument("--wild-only", action="store_true",
+                    help="only report the wild corpus's class counts (step 5), no timing runs")
     a = ap.parse_args()
 
     t_start = time.perf_counter()
     binary = os.path.abspath(a.bin)
     work = os.path.abspath(a.work)
     os.makedirs(work, exist_ok=True)
+    if a.wild_only:
+        wild_classes(binary, os.path.abspath(a.wild), work)
+        return
     logs = os.path.join(work, "logs")
     os.makedirs(logs, exist_ok=True)
     workers = a.workers or os.cpu_count()
@@ -252,6 +265,8 @@ def main() -> None:
     print(f"\nbench wall time {total:.0f}s; figures in {os.path.join(work, 'bench.json')}, "
           f"child output in {logs}/")
 
+    wild = wild_classes(binary, os.path.abspath(a.wild), work)
+
     for r in runs.values():
         r.pop("stdout", None)
     with open(os.path.join(work, "bench.json"), "w") as f:
@@ -264,8 +279,50 @@ def main() -> None:
             "inspect_subset": [f["path"] for f in subset],
             "quarter": [f["path"] for f in quarter],
             "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
-            "bench_seconds": total,
+            "bench_seconds": total, "wild": wild,
         }, f, indent=1)
+
+
+def _sql(binary: str, data: str, query: str) -> list[dict]:
+    p = subprocess.run([binary, "sql", query, "--data", data, "--format", "json"],
+                       capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def wild_classes(binary: str, wild: str, work: str) -> dict:
+    """Step 5: class counts of the wild corpus, per class and by reply_source."""
+    logs = os.path.join(wild, "logs")
+    if not os.path.isdir(logs):
+        print(f"\n  ! wild corpus not found at {wild}; no class counts on real logs")
+        return {}
+    out = os.path.join(work, "out-wild")
+    p = subprocess.run([binary, "ingest", logs, "--out", out, "--progress", "never"],
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        print(f"\n  ! ingest of the wild corpus failed ({p.returncode}):\n{p.stderr}")
+        return {}
+    by_class = _sql(binary, out, "SELECT class, count(*) AS n, count(*) FILTER (non_answer) AS non_answer "
+                                 "FROM replies GROUP BY ALL ORDER BY n DESC, class")
+    by_source = _sql(binary, out, "SELECT reply_source, class, count(*) AS n FROM replies "
+                                  "GROUP BY ALL ORDER BY reply_source, n DESC, class")
+    attempts = _sql(binary, out, "SELECT count(*) AS samples, count(*) FILTER (failed_attempts > 0) AS retried, "
+                                 "count(*) FILTER (placeholders_skipped > 0) AS placeholders, "
+                                 "(SELECT count(*) FROM ingest_errors) AS ingest_errors, "
+                                 "(SELECT count(*) FROM logs) AS files FROM replies")[0]
+    print(f"\n== class counts on real logs: {wild}")
+    print(f"  {attempts['files']} files, {attempts['samples']} samples; {attempts['retried']} replies after a "
+          f"failed, retried attempt; {attempts['placeholders']} after skipped placeholders; "
+          f"{attempts['ingest_errors']} ingest errors")
+    print(f"  {'class':<18}{'replies':>8}{'non-answer':>12}")
+    for r in by_class:
+        print(f"  {r['class']:<18}{r['n']:>8}{r['non_answer']:>12}")
+    print(f"  {'reply_source':<16}{'class':<18}{'replies':>8}")
+    for r in by_source:
+        print(f"  {r['reply_source']:<16}{r['class']:<18}{r['n']:>8}")
+    res = {"corpus": wild, "summary": attempts, "by_class": by_class, "by_source": by_source}
+    with open(os.path.join(work, "wild.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    return res
 
 
 def _cpu_model() -> str:
