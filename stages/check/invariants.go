@@ -22,6 +22,11 @@ var invariants_ = []invariant{
 		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
 	{"every log's replies equal its sample_count", []string{"logs", "replies"},
 		"SELECT l.path, l.sample_count, count(r.log_id) FROM logs l LEFT JOIN replies r USING (log_id) GROUP BY ALL HAVING count(r.log_id) <> l.sample_count"},
+	// A sample the summaries list without a member is an ingest_errors row
+	// (ingest's writer.missing); a log written with log_samples off lists
+	// summaries and holds no samples on purpose.
+	{"every sample a log's summaries list is a reply or an ingest_errors row", []string{"logs", "ingest_errors"},
+		"SELECT l.path, l.summary_count, l.sample_count FROM logs l WHERE l.summary_count > l.sample_count + (SELECT count(*) FROM ingest_errors e WHERE e.path = l.path) AND coalesce(json_extract_string(l.eval_config, '$.log_samples'), 'true') <> 'false'"},
 	{"every class is one of the seed's", []string{"replies"},
 		"SELECT class FROM replies WHERE class NOT IN ('error','no_choices','filtered','refusal_flag','error_text','truncated_empty','tool_only','reasoning_only','silent','truncated_text','answer')"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
