@@ -217,7 +217,7 @@ func writeRuns(ctx context.Context, conn *sql.Conn, results []*Result, p Params,
 	for _, res := range results {
 		st := res.Step
 		_, err := conn.ExecContext(ctx, `INSERT INTO analyze_runs VALUES (?, ?, ?, ?, ?,
-			list_filter(string_split(?, ','), x -> x <> ''), ?, ?, ?, ?, ?, ?, ?::TIMESTAMPTZ)`,
+			list_filter(string_split(?, ','), lambda x: x <> ''), ?, ?, ?, ?, ?, ?, ?::TIMESTAMPTZ)`,
 			st.Output, "sql/"+st.File, st.Grain, st.Measure, res.Status(),
 			strings.Join(res.Missing, ","), res.Rows, res.Elapsed.Seconds(),
 			p.Level, int64(p.Seed), int64(p.Resamples), abs, now.Format(time.RFC3339Nano))
