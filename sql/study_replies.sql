@@ -15,7 +15,8 @@ WITH placed AS (
     coalesce(a.route, r.model) AS route,
     coalesce(a.arm, 'default') AS arm,
     coalesce(a.part, 'A') AS part,
-    r.sample_id, r.epoch, r.class, r.non_answer, r.stop_reason, r.stop_details_category
+    r.sample_id, r.epoch, r.class, r.non_answer, r.stop_reason, r.stop_details_category,
+    r.log_id, r.reply_source, r.max_tokens, r.max_tokens_source
   FROM replies r
   LEFT JOIN log_assignments a USING (log_id)
 ),
@@ -26,5 +27,6 @@ weighted AS (
   SELECT *, 1.0::DOUBLE / count(*) OVER (PARTITION BY eval, profiled, route, arm, sample_id) AS sample_weight
   FROM part_a
 )
-SELECT eval, profiled, route, arm, sample_id, epoch, class, non_answer, stop_reason, stop_details_category, sample_weight
+SELECT eval, profiled, route, arm, sample_id, epoch, class, non_answer, stop_reason, stop_details_category, sample_weight,
+  log_id, reply_source, max_tokens, max_tokens_source
 FROM weighted

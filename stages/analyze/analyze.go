@@ -49,6 +49,9 @@ type Options struct {
 	Data                string
 	Manifest            string
 	AllowPreregMismatch bool
+	// ExamplesSeed and ExamplesPerClass drive class_examples' draw.
+	ExamplesSeed     uint64
+	ExamplesPerClass int
 	// SQL is the analysis SQL; nil means the embedded sql/ files.
 	SQL fs.FS
 }
@@ -76,6 +79,12 @@ contract (sql/<output>.yml):
    judge_calls_saved       judge calls on replies P3 re-routes
    rates_by_stop_reason    exploratory: rates by stop reason
    rates_by_stop_category  exploratory: rates by stop_details category
+   non_answer_rates        non-answer, reasoning_only and tool_only shares, Wilson
+   truncation_by_max_tokens  stops at the limit per effective max_tokens and its source
+   judge_calls_on_non_answers  judge calls that graded a non-answer
+   reply_sources           how each reply was chosen (model event, sample.output)
+   log_accounting          logs by status, and the files that could not be read
+   class_examples          a few real replies per class (seeded), with inspect view links
    analyze_runs            one row per output: ok, empty, or skipped (input missing)
 
 The sample is the unit: a sample with several replies in a cell counts once,
@@ -84,17 +93,42 @@ re-runs yet, no Part C) is written empty and listed as skipped. Thresholds
 are applied by decide, not here. The interval level and the bootstrap seed
 and resamples come from the manifest, so the same data give the same numbers.
 
+Without --manifest (exploring any folder of logs): eval is each log's task,
+route its model and arm default; the outputs that need the manifest (D1-D4,
+cost, tight vs default: anything reading rescore's tables) are written empty
+and listed as skipped with "manifest" among their missing inputs; the others
+(class_rates, the stop-reason rates, non_answer_rates, truncation_by_max_tokens,
+judge_calls_on_non_answers, reply_sources, log_accounting, class_examples) run
+with 95% Wilson intervals.
+
 Examples:
+   empties analyze --data out/explore
    empties analyze --data data/study --manifest data/study.yaml
+   empties analyze --data out/explore --examples-seed 7 --examples-per-class 5
    empties sql "SELECT * FROM d1a_truncation WHERE share >= 0.01" --data data/study
    empties sql "SELECT output, status, missing_inputs FROM analyze_runs" --data data/study`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest and rescore", Required: true},
-		}, cliutil.ManifestFlags(true)...),
+			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of class_examples"},
+			&cli.IntFlag{Name: "examples-per-class", Value: DefaultExamplesPerClass, Usage: "real replies class_examples draws per class"},
+		}, optionalManifest(cliutil.ManifestFlags(true))...),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag),
+				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))}, c.Root().Writer)
 		},
 	}
+}
+
+// optionalManifest makes --manifest optional: analyze runs the measures that
+// need no manifest without one.
+func optionalManifest(flags []cli.Flag) []cli.Flag {
+	for _, f := range flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == cliutil.ManifestFlag {
+			sf.Required = false
+			sf.Usage = "experiment manifest `FILE`; without one, the measures that need it are skipped"
+		}
+	}
+	return flags
 }
 
 // ParamsFrom takes the analysis parameters from a loaded manifest.
@@ -121,18 +155,22 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := manifest.Load(opts.Manifest, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch})
-	if err != nil {
-		return err
+	params, manifestPath := NoManifestParams(), ""
+	if opts.Manifest != "" {
+		m, err := manifest.Load(opts.Manifest, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch})
+		if err != nil {
+			return err
+		}
+		params, manifestPath = ParamsFrom(m), m.Path
 	}
-	params := ParamsFrom(m)
+	params.ExamplesSeed, params.ExamplesPerClass = opts.ExamplesSeed, opts.ExamplesPerClass
 	ds, err := store.Create(opts.Data)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
 	start := time.Now()
-	results, err := analyze(ctx, suite, params, ds, m.Path)
+	results, err := analyze(ctx, suite, params, ds, manifestPath)
 	if err != nil {
 		return err
 	}
@@ -212,7 +250,10 @@ func writeRuns(ctx context.Context, conn *sql.Conn, results []*Result, p Params,
 		level DOUBLE, seed BIGINT, resamples BIGINT, manifest VARCHAR, run_at TIMESTAMP WITH TIME ZONE)`); err != nil {
 		return err
 	}
-	abs, _ := filepath.Abs(manifestPath)
+	abs := ""
+	if manifestPath != "" {
+		abs, _ = filepath.Abs(manifestPath)
+	}
 	now := time.Now().UTC()
 	for _, res := range results {
 		st := res.Step
@@ -256,7 +297,17 @@ func printSummary(w io.Writer, dir string, results []*Result, elapsed time.Durat
 		note := ""
 		switch r.Status() {
 		case "skipped":
-			note = "skipped: no " + strings.Join(r.Missing, ", ") + " table in the dataset"
+			var tables []string
+			for _, m := range r.Missing {
+				if m == manifestInput {
+					note = "skipped: needs the manifest (--manifest)"
+				} else {
+					tables = append(tables, m)
+				}
+			}
+			if note == "" {
+				note = "skipped: no " + strings.Join(tables, ", ") + " table in the dataset"
+			}
 		case "empty":
 			note = "empty: no rows to count"
 		}

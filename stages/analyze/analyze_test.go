@@ -84,7 +84,7 @@ func readOutput(t *testing.T, dir, table, columns, order string) []string {
 func TestRunWritesEveryOutput(t *testing.T) {
 	dir := writeDataset(t, studyGiven)
 	out := runAnalyze(t, dir)
-	if !strings.Contains(out, "analyze: 15 tables written to") || !strings.Contains(out, "skipped: no model_calls table in the dataset") {
+	if !strings.Contains(out, fmt.Sprintf("analyze: %d tables written to", len(wantOutputs)+1)) || !strings.Contains(out, "skipped: no model_calls table in the dataset") {
 		t.Errorf("summary:\n%s", out)
 	}
 	s := loadSuite(t)
@@ -95,6 +95,7 @@ func TestRunWritesEveryOutput(t *testing.T) {
 	}
 	got := readOutput(t, dir, RunsTable, "output, status, missing_inputs, n_rows, file", "output")
 	want := []string{
+		"class_examples | skipped | [logs] | 0 | sql/class_examples.sql",
 		"class_rates | ok | [] | 44 | sql/class_rates.sql",
 		"cost | skipped | [model_calls] | 0 | sql/cost.sql",
 		"d1a_truncation | ok | [] | 2 | sql/d1a_truncation.sql",
@@ -104,11 +105,16 @@ func TestRunWritesEveryOutput(t *testing.T) {
 		"d3_headline_deltas | ok | [] | 4 | sql/d3_headline_deltas.sql",
 		"d4_judge_behaviour | ok | [] | 3 | sql/d4_judge_behaviour.sql",
 		"d4_judge_verdicts | ok | [] | 4 | sql/d4_judge_verdicts.sql",
+		"judge_calls_on_non_answers | skipped | [model_calls] | 0 | sql/judge_calls_on_non_answers.sql",
 		"judge_calls_saved | skipped | [judge_verdicts, policy_scores] | 0 | sql/judge_calls_saved.sql",
+		"log_accounting | skipped | [logs] | 0 | sql/log_accounting.sql",
+		"non_answer_rates | ok | [] | 4 | sql/non_answer_rates.sql",
 		"rates_by_stop_category | ok | [] | 4 | sql/rates_by_stop_category.sql",
 		"rates_by_stop_reason | ok | [] | 4 | sql/rates_by_stop_reason.sql",
+		"reply_sources | ok | [] | 4 | sql/reply_sources.sql",
 		"tight_vs_default | ok | [] | 2 | sql/tight_vs_default.sql",
 		"transient_share | ok | [] | 2 | sql/transient_share.sql",
+		"truncation_by_max_tokens | ok | [] | 4 | sql/truncation_by_max_tokens.sql",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("analyze_runs:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
@@ -197,7 +203,7 @@ func TestCommand(t *testing.T) {
 func TestCheckOutputs(t *testing.T) {
 	dir := writeDataset(t, studyGiven)
 	broken, absent, err := CheckOutputs(context.Background(), dir)
-	if err != nil || len(broken) != 0 || len(absent) != 15 {
+	if err != nil || len(broken) != 0 || len(absent) != len(wantOutputs)+1 {
 		t.Fatalf("before analyze: broken %v, %d absent, %v", broken, len(absent), err)
 	}
 	runAnalyze(t, dir)

@@ -21,7 +21,36 @@ type Params struct {
 	Seed        uint64       // bootstrap seed
 	Resamples   int          // bootstrap resamples
 	RouteModels []RouteModel // routes[].models: the log model strings of each route
+	// NoManifest is a run without a manifest: the outputs that need one
+	// (manifestSteps, or a table a manifest stage writes) are skipped, with
+	// "manifest" among their missing inputs; the others run at Level.
+	NoManifest bool
+	// ExamplesSeed and ExamplesPerClass drive class_examples' draw; 0 per
+	// class means DefaultExamplesPerClass.
+	ExamplesSeed     uint64
+	ExamplesPerClass int
 }
+
+// DefaultExamplesPerClass is how many real replies of each class
+// class_examples draws unless told otherwise.
+const DefaultExamplesPerClass = 3
+
+// NoManifestParams are the parameters of a run without a manifest: the
+// pre-registration's 95% intervals (§6) and no bootstrap.
+func NoManifestParams() Params { return Params{Level: 0.95, NoManifest: true} }
+
+// manifestInput is the pseudo input a step lacks when it needs the manifest
+// and the run has none; analyze_runs lists it among missing_inputs.
+const manifestInput = "manifest"
+
+// ingestTables are the source tables that need no manifest: what ingest and
+// exposure write. Every other table of schema/ is written from the
+// manifest (rescore, select, decide).
+var ingestTables = map[string]bool{"logs": true, "replies": true, "scores": true, "model_calls": true,
+	"ingest_errors": true, "exposure": true}
+
+// manifestSteps are the steps built in Go from the manifest.
+var manifestSteps = map[string]bool{"route_models": true, "boot_tight_default": true}
 
 // RouteModel says that a log model string is served by a route.
 type RouteModel struct {
@@ -64,6 +93,10 @@ type runner struct {
 
 func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string]bool) (*runner, error) {
 	r := &runner{conn: conn, params: p, present: present, results: map[string]*Result{}}
+	perClass := p.ExamplesPerClass
+	if perClass == 0 {
+		perClass = DefaultExamplesPerClass
+	}
 	// SET VARIABLE takes no prepared parameters; these are numbers formatted
 	// here, never text from a file.
 	for _, v := range []struct{ name, value string }{
@@ -71,6 +104,8 @@ func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string
 		{"interval_z", strconv.FormatFloat(p.Z(), 'g', -1, 64) + "::DOUBLE"},
 		{"bootstrap_seed", strconv.FormatInt(int64(p.Seed), 10) + "::BIGINT"},
 		{"bootstrap_resamples", strconv.Itoa(p.Resamples) + "::BIGINT"},
+		{"examples_seed", strconv.FormatUint(p.ExamplesSeed, 10) + "::UBIGINT"},
+		{"examples_per_class", strconv.Itoa(perClass) + "::BIGINT"},
 	} {
 		if _, err := conn.ExecContext(ctx, "SET VARIABLE "+v.name+" = "+v.value); err != nil {
 			return nil, err
@@ -83,10 +118,16 @@ func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string
 // steps it needs, that the dataset lacks.
 func (r *runner) missing(st *Step) []string {
 	seen := map[string]bool{}
+	if r.params.NoManifest && manifestSteps[st.Output] {
+		seen[manifestInput] = true
+	}
 	for _, n := range st.Needs {
 		if _, ok := schema.Lookup(n); ok {
 			if !r.present[n] {
 				seen[n] = true
+			}
+			if r.params.NoManifest && !ingestTables[n] {
+				seen[manifestInput] = true
 			}
 			continue
 		}

@@ -25,7 +25,7 @@ const RunsTable = "analyze_runs"
 
 // Variables the stage sets before running any file; files read them with
 // getvariable('name').
-var Variables = []string{"interval_level", "interval_z", "bootstrap_seed", "bootstrap_resamples"}
+var Variables = []string{"interval_level", "interval_z", "bootstrap_seed", "bootstrap_resamples", "examples_seed", "examples_per_class"}
 
 // Header is the parsed header comment of a .sql file:
 //

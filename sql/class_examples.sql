@@ -1,0 +1,43 @@
+-- output: class_examples
+-- kind: output
+-- grain: one row per reply class × draw (at most examples_per_class replies of each class that occurs)
+-- measure: Real examples of each class (pre-registration §4 "Exploration first: rough rates and real examples"), drawn with a seed, each with its raw fields and the address that opens the sample in inspect view
+-- needs: study_replies, replies, logs
+--
+-- Needs no manifest. The draw orders the replies of a class by md5 of the examples seed and the
+-- reply's key (log_id, sample_id, epoch), so the same seed and data give the same examples, and
+-- keeps the first examples_per_class. Where a sample opens in the viewer, from the pinned
+-- inspect_ai 0.3.285 (_view/view.py: port 7575 on 127.0.0.1; the viewer's hash router in
+-- _view/dist/assets/index.js, region src/app/routing/url.ts, logSamplesUrl:
+-- #/logs/<log path>/samples/sample/<sample id>/<epoch>/, the log path relative to --log-dir as
+-- directoryRelativeUrl makes it, each segment URI-encoded): view_command serves the log's folder
+-- and view_url opens the sample in it.
+WITH joined AS (
+  SELECT
+    s.class, s.eval, s.route, s.arm, s.log_id, s.sample_id, s.epoch, l.path,
+    r.* EXCLUDE (log_id, sample_id, epoch, class, eval_id, task, model)
+  FROM study_replies s
+  JOIN replies r USING (log_id, sample_id, epoch)
+  JOIN logs l USING (log_id)
+),
+drawn AS (
+  SELECT
+    *,
+    count(*) OVER (PARTITION BY class) AS n_in_class,
+    row_number() OVER (PARTITION BY class ORDER BY md5(concat_ws('/', getvariable('examples_seed'), log_id, sample_id, epoch)), log_id, sample_id, epoch) AS draw
+  FROM joined
+)
+SELECT
+  class, draw::BIGINT AS draw, n_in_class, eval, route, arm,
+  path, member, sample_id, epoch,
+  'inspect view --log-dir ''' || replace(parse_dirpath(path), '''', '''\''''') || '''' AS view_command,
+  'http://127.0.0.1:7575/#/logs/' || url_encode(parse_filename(path)) || '/samples/sample/'
+    || url_encode(sample_id) || '/' || epoch || '/' AS view_url,
+  class_rule, reply_source, reply_model, stop_reason, stop_details_type, stop_details_category,
+  stop_details_explanation, output_error, call_error, sample_error, sample_limit, n_choices,
+  text, text_chars, refusal, reasoning_chars, reasoning_redacted, reasoning_text,
+  tool_call_count, array_to_string(tool_call_functions, ',') AS tool_call_functions,
+  max_tokens, max_tokens_source, output_tokens, reasoning_tokens
+FROM drawn
+WHERE draw <= getvariable('examples_per_class')
+ORDER BY class, draw

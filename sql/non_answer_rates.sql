@@ -1,0 +1,42 @@
+-- output: non_answer_rates
+-- kind: output
+-- grain: one row per eval × route × arm (without a manifest: per task × model)
+-- measure: Non-answer rates (pre-registration §5 "Class rates", pooled over the non-answer classes; §6 Wilson intervals with the sample as the unit), with the reasoning_only and tool_only shares the exploration asks for (§4 "Exploration first")
+-- needs: study_replies, wilson
+--
+-- Needs no manifest: without log_assignments eval is the log's task and route the log's model
+-- (study_replies). non_answer_rate is the share of the cell's samples whose replies are non-answers
+-- (a sample with several replies carries the share of them that are), reasoning_only_rate and
+-- tool_only_rate the shares in those two classes (tool_only counts whether or not it is a non-answer:
+-- it is one only when the eval offered no tools).
+WITH cells AS (
+  SELECT
+    eval, profiled, route, arm,
+    count(DISTINCT sample_id) AS n_samples,
+    count(*) AS n_replies,
+    count(*) FILTER (WHERE non_answer) AS n_non_answer_replies,
+    coalesce(sum(sample_weight) FILTER (WHERE non_answer), 0) AS x_non_answer,
+    count(*) FILTER (WHERE class = 'reasoning_only') AS n_reasoning_only_replies,
+    coalesce(sum(sample_weight) FILTER (WHERE class = 'reasoning_only'), 0) AS x_reasoning_only,
+    count(*) FILTER (WHERE class = 'tool_only') AS n_tool_only_replies,
+    coalesce(sum(sample_weight) FILTER (WHERE class = 'tool_only'), 0) AS x_tool_only
+  FROM study_replies
+  GROUP BY ALL
+)
+SELECT
+  eval, profiled, route, arm, n_samples, n_replies,
+  n_non_answer_replies, x_non_answer,
+  x_non_answer / n_samples AS non_answer_rate,
+  wilson_low(x_non_answer, n_samples) AS non_answer_ci_low,
+  wilson_high(x_non_answer, n_samples) AS non_answer_ci_high,
+  n_reasoning_only_replies, x_reasoning_only,
+  x_reasoning_only / n_samples AS reasoning_only_rate,
+  wilson_low(x_reasoning_only, n_samples) AS reasoning_only_ci_low,
+  wilson_high(x_reasoning_only, n_samples) AS reasoning_only_ci_high,
+  n_tool_only_replies, x_tool_only,
+  x_tool_only / n_samples AS tool_only_rate,
+  wilson_low(x_tool_only, n_samples) AS tool_only_ci_low,
+  wilson_high(x_tool_only, n_samples) AS tool_only_ci_high,
+  getvariable('interval_level') AS level
+FROM cells
+ORDER BY eval, profiled, route, arm

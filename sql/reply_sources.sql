@@ -1,0 +1,17 @@
+-- output: reply_sources
+-- kind: output
+-- grain: one row per eval × route × arm × reply_source (without a manifest: per task × model)
+-- measure: How the reply of the model under test was chosen (design.md "the reply is the model under test's first model call, not sample.output"; pre-registration §4 "Exploration first"): replies from a model event, from sample.output (no model events logged), or none
+-- needs: study_replies
+--
+-- Needs no manifest. The counts of how ingest chose each reply, so a reader sees how many rates
+-- rest on sample.output rather than a model event. Counts of what the choice skipped (failed
+-- attempts, placeholders) join here as further columns, summed over the group's replies.
+SELECT
+  eval, profiled, route, arm, reply_source,
+  count(*) AS n_replies,
+  count(DISTINCT sample_id) AS n_samples,
+  count(*) FILTER (WHERE non_answer) AS n_non_answer_replies
+FROM study_replies
+GROUP BY ALL
+ORDER BY eval, profiled, route, arm, reply_source

@@ -1,0 +1,169 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// exploreReplies are logs read without a manifest: no log_assignments, so
+// eval is the task, route the model and arm default. s1 of L1 has two
+// epochs (weights 0.5), the others one. Wilson intervals below are
+// statsmodels' proportion_confint(x, n, 0.05, "wilson").
+const exploreReplies = `
+INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, non_answer, stop_reason,
+  reply_source, max_tokens, max_tokens_source, text, text_chars, refusal, reasoning_chars, reasoning_redacted,
+  reasoning_text, tool_call_count, tool_call_functions) VALUES
+  ('L1', 'xstest', 'openai/a', 's1', 1, 'samples/s1_epoch_1.json', 'answer', 'answer@v1', false, 'stop', 'model_event', 256, 'eval', 'Sure.', 5, false, 0, false, '', 0, []),
+  ('L1', 'xstest', 'openai/a', 's1', 2, 'samples/s1_epoch_2.json', 'truncated_empty', 'truncated_empty@v1', true, 'max_tokens', 'model_event', 256, 'eval', '', 0, false, 900, false, 'thinking', 0, []),
+  ('L1', 'xstest', 'openai/a', 's2', 1, 'samples/s2_epoch_1.json', 'reasoning_only', 'reasoning_only@v1', true, 'stop', 'model_event', 256, 'eval', '', 0, false, 40, false, 'hmm', 0, []),
+  ('L1', 'xstest', 'openai/a', 's3', 1, 'samples/s3_epoch_1.json', 'tool_only', 'tool_only@v1', false, 'tool_calls', 'sample_output', NULL, 'unset', '', 0, false, 0, false, '', 2, ['search', 'fetch']),
+  ('L2', 'hle', 'openai/b', 'q 1/2', 1, 'samples[0]', 'silent', 'silent@v1', true, 'stop', 'model_event', NULL, 'unset', '', 0, false, 0, false, '', 0, []);
+`
+
+const exploreLogs = `
+INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES
+  ('L1', '/logs/run one/a.eval', 'success', 4, false),
+  ('L2', '/logs/b.json', 'error', 1, true);
+`
+
+const exploreErrors = `
+INSERT INTO ingest_errors VALUES
+  ('/logs/b.json', 'samples[1]', 'samples[1]: not an object'),
+  ('/logs/broken.eval', NULL, 'broken.eval: not a zip archive');
+`
+
+const exploreCalls = `
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class) VALUES
+  ('L1', 's1', 1, 1, 'openai/j', 'judge', 'usable'),
+  ('L1', 's1', 2, 1, 'openai/j', 'judge', 'usable'),
+  ('L1', 's1', 2, 2, 'openai/j', 'judge', 'usable'),
+  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'empty'),
+  ('L2', 'q 1/2', 1, 0, 'openai/b', 'model_under_test', NULL);
+`
+
+func TestNonAnswerRates(t *testing.T) {
+	runMeasures(t, "non_answer_rates", []measureCase{{
+		name:  "per task × model, the sample as the unit",
+		given: exploreReplies,
+		want: []string{
+			"hle | false | openai/b | default | 1 | 1 | 1 | 1 | 1 | 0.206549 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0.95",
+			"xstest | false | openai/a | default | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0.95",
+		},
+	}})
+}
+
+func TestTruncationByMaxTokens(t *testing.T) {
+	runMeasures(t, "truncation_by_max_tokens", []measureCase{{
+		name:  "each effective limit and its source",
+		given: exploreReplies,
+		want: []string{
+			"hle | false | openai/b | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0.95",
+			"xstest | false | openai/a | default | eval | 256 | 2 | 3 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 0 | 0 | 0 | 0.95",
+			"xstest | false | openai/a | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0.95",
+		},
+	}})
+}
+
+func TestReplySources(t *testing.T) {
+	runMeasures(t, "reply_sources", []measureCase{{
+		name:  "model event or sample.output",
+		given: exploreReplies,
+		want: []string{
+			"hle | false | openai/b | default | model_event | 1 | 1 | 1",
+			"xstest | false | openai/a | default | model_event | 3 | 2 | 2",
+			"xstest | false | openai/a | default | sample_output | 1 | 1 | 0",
+		},
+	}})
+}
+
+func TestLogAccounting(t *testing.T) {
+	runMeasures(t, "log_accounting", []measureCase{{
+		name:  "read logs by status, and the unreadable file",
+		given: exploreLogs + exploreErrors,
+		want: []string{
+			"error | 1 | 1 | 1 | 1",
+			"success | 1 | 4 | 0 | 0",
+			"unreadable | 1 | 0 | 0 | 1",
+		},
+	}})
+}
+
+func TestJudgeCallsOnNonAnswers(t *testing.T) {
+	runMeasures(t, "judge_calls_on_non_answers", []measureCase{{
+		name:  "judge calls of non-answers only; the answer's judge call is left out",
+		given: exploreReplies + exploreCalls,
+		want: []string{
+			"xstest | false | openai/a | default | reasoning_only | openai/j | empty | 1 | 1 | 1",
+			"xstest | false | openai/a | default | truncated_empty | openai/j | usable | 2 | 1 | 1",
+		},
+	}})
+}
+
+func TestClassExamples(t *testing.T) {
+	runMeasures(t, "class_examples", []measureCase{{
+		name:  "one example of each class, with the address that opens it",
+		given: exploreReplies + exploreLogs,
+		query: "SELECT class, draw, n_in_class, path, member, sample_id, epoch, view_command, view_url, tool_call_functions FROM class_examples ORDER BY class, draw",
+		want: []string{
+			"answer | 1 | 1 | /logs/run one/a.eval | samples/s1_epoch_1.json | s1 | 1 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s1/1/ | ",
+			"reasoning_only | 1 | 1 | /logs/run one/a.eval | samples/s2_epoch_1.json | s2 | 1 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s2/1/ | ",
+			"silent | 1 | 1 | /logs/b.json | samples[0] | q 1/2 | 1 | inspect view --log-dir '/logs' | http://127.0.0.1:7575/#/logs/b.json/samples/sample/q%201%2F2/1/ | ",
+			"tool_only | 1 | 1 | /logs/run one/a.eval | samples/s3_epoch_1.json | s3 | 1 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s3/1/ | search,fetch",
+			"truncated_empty | 1 | 1 | /logs/run one/a.eval | samples/s1_epoch_2.json | s1 | 2 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s1/2/ | ",
+		},
+	}, {
+		name: "at most examples_per_class of a class, the same ones for the same seed",
+		given: `INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES ('L', '/l.eval', 'success', 5, false);
+INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, reply_source, max_tokens_source, text, text_chars,
+  refusal, reasoning_chars, reasoning_redacted, reasoning_text, tool_call_count, tool_call_functions)
+SELECT 'L', 't', 'm', 's' || i, 1, 'samples/s' || i || '_epoch_1.json', 'answer', 'answer@v1', 'model_event', 'unset', 'x', 1,
+  false, 0, false, '', 0, [] FROM range(5) r(i);`,
+		query: "SELECT class, count(*), max(draw), max(n_in_class), string_agg(sample_id, ',' ORDER BY draw) FROM class_examples GROUP BY class",
+		// md5('0/L/s<i>/1') orders s2, s0, s4 first (testParams: seed 0), as
+		// Python's hashlib.md5 orders them.
+		want: []string{"answer | 3 | 3 | 5 | s2,s0,s4"},
+	}})
+}
+
+// Without a manifest, the outputs that need one are written empty and listed
+// as skipped with "manifest" among their missing inputs; the exploration
+// outputs run over the replies.
+func TestRunWithoutManifest(t *testing.T) {
+	dir := writeDataset(t, studyGiven+exploreRepliesExtra)
+	var out bytes.Buffer
+	if err := Run(context.Background(), Options{Data: dir}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "skipped: needs the manifest (--manifest)") {
+		t.Errorf("summary does not name the manifest:\n%s", out.String())
+	}
+	got := readOutput(t, dir, RunsTable, "output, status, list_contains(missing_inputs, 'manifest'), manifest, level", "output")
+	free := map[string]bool{"class_rates": true, "rates_by_stop_reason": true, "rates_by_stop_category": true,
+		"non_answer_rates": true, "truncation_by_max_tokens": true, "judge_calls_on_non_answers": true,
+		"reply_sources": true, "log_accounting": true, "class_examples": true}
+	if len(got) != len(wantOutputs) {
+		t.Fatalf("analyze_runs has %d rows, want %d:\n%s", len(got), len(wantOutputs), strings.Join(got, "\n"))
+	}
+	for _, row := range got {
+		f := strings.Split(row, " | ")
+		want := f[0] + " | skipped | true |  | 0.95"
+		if free[f[0]] {
+			want = f[0] + " | ok | false |  | 0.95"
+		}
+		if row != want {
+			t.Errorf("analyze_runs row %q, want %q", row, want)
+		}
+	}
+}
+
+// exploreRepliesExtra gives studyGiven the logs and a judge call, so every
+// manifest-free output has rows.
+const exploreRepliesExtra = `
+INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES
+  ('L1', '/logs/one.eval', 'success', 4, false), ('L3', '/logs/three.eval', 'success', 1, false),
+  ('H1', '/logs/h1.eval', 'success', 5, false), ('H2', '/logs/h2.eval', 'success', 5, false);
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class) VALUES
+  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'usable');
+`
