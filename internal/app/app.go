@@ -25,6 +25,7 @@ import (
 	"empties/stages/ingest"
 	"empties/stages/report"
 	"empties/stages/rescore"
+	"empties/stages/run"
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
 	"empties/stages/selectplan"
@@ -49,6 +50,7 @@ func Commands() []*cli.Command {
 		sqlcmd.Command(),
 		schemacmd.Command(),
 		exposure.Command(),
+		run.Command(),
 	}
 }
 
@@ -63,6 +65,9 @@ version), finds the reply of the model under test in every sample, classifies
 it, re-scores it under routing policies P0-P3, computes the pre-registered
 measures in DuckDB SQL, applies decision rules D1-D4 and regenerates the
 report. Every table is Parquet that DuckDB, pandas and polars can read.
+
+Any folder of logs, no manifest needed (rates per task × model, examples):
+   empties run logs/ --out out/explore
 
 The study, stage by stage:
    empties ingest logs/ --out data/study

@@ -39,6 +39,7 @@ func (b *builder) plots() error {
 		draw               func() (*plot.Plot, int, error)
 	}{
 		{"class_shares", "Class shares per eval × route (default arm)", "class_rates", b.classShares},
+		{"non_answer_rates", "Non-answer share of samples per eval × route, default arm (95% Wilson)", "non_answer_rates", b.nonAnswers},
 		{"truncation_share", "D1(a): truncated_empty share of samples by route (95% Wilson)", "d1a_truncation", b.truncation},
 		{"d3_deltas", "D3: P3 − P0 headline delta in percentage points, default arm (± P0 half-width)", "d3_headline_deltas", b.d3},
 		{"d4_pass_rates", "D4: judge pass rate on non-answers by form (95% Wilson)", "d4_judge_behaviour", b.d4},
@@ -148,6 +149,15 @@ func (b *builder) truncation() (*plot.Plot, int, error) {
 		return nil, 0, err
 	}
 	return intervalPlot(labels, v, lo, hi, "share of samples"), len(labels), nil
+}
+
+func (b *builder) nonAnswers() (*plot.Plot, int, error) {
+	labels, v, lo, hi, err := b.rowsOf(`SELECT eval || ' · ' || route, non_answer_rate, non_answer_ci_low, non_answer_ci_high
+	  FROM non_answer_rates WHERE arm = 'default' ORDER BY eval, route`)
+	if err != nil || len(labels) == 0 {
+		return nil, 0, err
+	}
+	return intervalPlot(labels, v, lo, hi, "share of samples whose reply is a non-answer"), len(labels), nil
 }
 
 func (b *builder) d3() (*plot.Plot, int, error) {

@@ -1,0 +1,181 @@
+// Package run is the whole pipeline in one command (`empties run`): ingest,
+// then, with a manifest, rescore and check, then analyze, the exposure scan
+// when an inspect_evals folder is given, decide with a manifest, and the
+// report. Each stage is the stage package's own Run, called in order; the
+// first that fails stops the run, named in the error.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/stages/analyze"
+	"empties/stages/check"
+	"empties/stages/decide"
+	"empties/stages/exposure"
+	"empties/stages/ingest"
+	"empties/stages/report"
+	"empties/stages/rescore"
+)
+
+// Options configure a run.
+type Options struct {
+	Logs                []string // files and folders of logs
+	Out                 string   // dataset directory
+	Manifest            string   // "" = explore: only the stages that need no manifest
+	AllowPreregMismatch bool
+	Report              string // report folder; "" = Out/report
+	InspectEvals        string // inspect_evals source or package folder for the exposure scan; "" = no scan
+	Progress            string // ingest's progress display
+	ExamplesSeed        uint64
+	ExamplesPerClass    int
+}
+
+// Command returns the `run` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run the whole pipeline on folders of logs and write the report (no manifest needed)",
+		Description: `Runs every stage in order over LOGS (.eval and .json files, folders searched
+recursively) into the dataset DIR, and ends by printing where the report is:
+
+   ingest     read and classify every reply               always
+   rescore    P0-P3, headlines, study tables              with --manifest
+   check      P0 reproduces every stored metric           with --manifest
+   analyze    the measures (sql/*.sql)                    always; without a manifest
+                                                          only those that need none
+   exposure   static scan of inspect_evals                with --inspect-evals
+   decide     D1-D4, H1-H4                                with --manifest
+   report     index.md and index.html                     always
+
+Without a manifest this is the exploration of any folder of logs: class and
+non-answer rates per task × model (the route is the log's model) with Wilson
+intervals, rates by stop reason, truncation against the effective max_tokens,
+judges that received a non-answer, how each reply was chosen, the logs that
+could not be read, and a few real replies of each class with the inspect view
+address that opens each. With a manifest it is the study.
+
+The report goes to DIR/report unless --report is given. The first stage that
+fails stops the run and is named. Files ingest cannot read do not stop it:
+they are listed (and in ingest_errors), the other stages run on the rest, and
+the exit code is 1 at the end, as for ingest alone.
+
+Examples:
+   empties run logs/ --out out/explore
+   empties run logs/ --out out/explore --report out/explore-report
+   empties run data/demo/logs --out out/demo --manifest data/study.yaml --inspect-evals .venv/lib/python3.11/site-packages/inspect_evals`,
+		ArgsUsage: "LOGS...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
+			&cli.StringFlag{Name: "report", Usage: "report folder `DIR` (replaced; default: OUT/report)"},
+			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
+			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
+			&cli.IntFlag{Name: "examples-per-class", Value: analyze.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
+			&cli.StringFlag{Name: cliutil.ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`; without one, the stages and measures that need it are skipped"},
+			&cli.BoolFlag{Name: cliutil.AllowPreregMismatchFlag, Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
+		},
+		Arguments: []cli.Argument{&cli.StringArgs{Name: "logs", Min: 0, Max: -1}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			logs := c.StringArgs("logs")
+			if len(logs) == 0 {
+				return cliutil.Usagef("run: give one or more LOGS (files or folders), e.g. empties run logs/ --out out/explore")
+			}
+			if n := c.Int("examples-per-class"); n < 1 {
+				return cliutil.Usagef("run: --examples-per-class must be at least 1, got %d", n)
+			}
+			return Run(ctx, Options{Logs: logs, Out: c.String("out"), Manifest: c.String(cliutil.ManifestFlag),
+				AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag), Report: c.String("report"),
+				InspectEvals: c.String("inspect-evals"), Progress: c.String("progress"),
+				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))},
+				c.Root().Writer, c.Root().ErrWriter)
+		},
+	}
+}
+
+// Stage is one step of the run.
+type Stage struct {
+	Name string
+	run  func(ctx context.Context, stdout, stderr io.Writer) error
+}
+
+// Stages lists the stages a run with these options goes through, in order.
+func Stages(opts Options) []Stage {
+	manifest := opts.Manifest != ""
+	var st []Stage
+	add := func(name string, when bool, fn func(ctx context.Context, stdout, stderr io.Writer) error) {
+		if when {
+			st = append(st, Stage{name, fn})
+		}
+	}
+	add("ingest", true, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return ingest.Run(ctx, ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress}, stdout, stderr)
+	})
+	add("rescore", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
+		return rescore.Run(ctx, rescore.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
+	})
+	add("check", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
+		return check.Run(ctx, check.Options{Data: opts.Out}, stdout)
+	})
+	add("analyze", true, func(ctx context.Context, stdout, _ io.Writer) error {
+		return analyze.Run(ctx, analyze.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch,
+			ExamplesSeed: opts.ExamplesSeed, ExamplesPerClass: opts.ExamplesPerClass}, stdout)
+	})
+	add("exposure", opts.InspectEvals != "", func(ctx context.Context, stdout, _ io.Writer) error {
+		return exposure.Run(ctx, exposure.Options{Path: opts.InspectEvals, Out: opts.Out}, stdout)
+	})
+	add("decide", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
+		return decide.Run(ctx, decide.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
+	})
+	add("report", true, func(ctx context.Context, stdout, _ io.Writer) error {
+		return report.Run(ctx, report.Options{Data: opts.Out, Out: ReportDir(opts)}, stdout)
+	})
+	return st
+}
+
+// ReportDir is where the run writes the report.
+func ReportDir(opts Options) string {
+	if opts.Report != "" {
+		return opts.Report
+	}
+	return filepath.Join(opts.Out, "report")
+}
+
+// StageError is a stage that failed; the run stopped there.
+type StageError struct {
+	Stage string
+	Err   error
+}
+
+func (e *StageError) Error() string { return fmt.Sprintf("run stopped at stage %s: %v", e.Stage, e.Err) }
+func (e *StageError) Unwrap() error { return e.Err }
+
+// Run runs the stages in order.
+func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	var partial error
+	stages := Stages(opts)
+	for i, st := range stages {
+		fmt.Fprintf(stdout, "== run %d/%d: %s\n", i+1, len(stages), st.Name)
+		err := st.run(ctx, stdout, stderr)
+		var p *cliutil.PartialError
+		switch {
+		case err == nil:
+		case st.Name == "ingest" && errors.As(err, &p):
+			// Unreadable files are listed and in ingest_errors; the rest of
+			// the logs are in the tables, so the run goes on and still exits 1.
+			fmt.Fprintf(stderr, "run: ingest: %v; going on with the logs that were read\n", err)
+			partial = err
+		default:
+			return &StageError{Stage: st.Name, Err: err}
+		}
+	}
+	dir := ReportDir(opts)
+	fmt.Fprintf(stdout, "== report: %s (Markdown) and %s (open in a browser)\n", filepath.Join(dir, "index.md"), filepath.Join(dir, "index.html"))
+	return partial
+}
