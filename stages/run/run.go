@@ -153,7 +153,9 @@ type StageError struct {
 	Err   error
 }
 
-func (e *StageError) Error() string { return fmt.Sprintf("run stopped at stage %s: %v", e.Stage, e.Err) }
+func (e *StageError) Error() string {
+	return fmt.Sprintf("run stopped at stage %s: %v", e.Stage, e.Err)
+}
 func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs the stages in order.
