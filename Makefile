@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo notebook venv fixtures demo-logs bench bench-wild clean
+.PHONY: all build test vet demo notebook venv chromium fixtures demo-logs bench bench-wild clean
 
 all: build
 
@@ -34,22 +34,22 @@ build:
 vet:
 	go vet ./...
 
-test: venv vet
-	go test -count=1 ./...
+# The report's page is opened in Debian's chromium by a test; installed here
+# when missing (CI runs as root). The test's screenshot is a CI artifact:
+# $(OUT)/ci/report.png.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+test: venv vet chromium
+	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
 # The whole pipeline on the bundled demo: a miniature study whose replies are
 # simulated (mockllm through the real inspect_ai and inspect_evals scorers).
 demo: venv build
 	@echo "== demo: every reply in data/demo is simulated (see data/demo/README.md)"
-	$(BIN)/empties ingest $(DEMO_LOGS) --out $(DEMO) --progress never
-	$(BIN)/empties classify --data $(DEMO)
-	$(BIN)/empties rescore --data $(DEMO) --manifest $(MANIFEST)
-	$(BIN)/empties check --data $(DEMO)
-	$(BIN)/empties analyze --data $(DEMO) --manifest $(MANIFEST)
-	$(BIN)/empties exposure $(INSPECT_EVALS) --out $(DEMO)
-	$(BIN)/empties decide --data $(DEMO) --manifest $(MANIFEST)
-	$(BIN)/empties report --data $(DEMO) --out $(OUT)/report
-	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md"
+	$(BIN)/empties run $(DEMO_LOGS) --out $(DEMO) --manifest $(MANIFEST) --inspect-evals $(INSPECT_EVALS) \
+		--report $(OUT)/report --progress never
+	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
 notebook: demo
 	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks

@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"html"
 	"io"
 	"io/fs"
 	"os"
@@ -83,5 +85,67 @@ func TestReportIsByteIdentical(t *testing.T) {
 		if len(a[plot]) < 1000 {
 			t.Errorf("%s missing or empty (%d bytes)", plot, len(a[plot]))
 		}
+	}
+}
+
+// Without a manifest the report is an exploration: rates per task × model and
+// examples of each class with the address that opens them, in index.md and
+// index.html, byte-identical across runs.
+func TestExplorationReport(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	if err := ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
+	for _, out := range []string{out1, out2} {
+		if err := report.Run(ctx, report.Options{Data: data, Out: out}, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := readTree(t, out1), readTree(t, out2)
+	for _, name := range []string{"index.md", "index.html"} {
+		if len(a[name]) == 0 || !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s missing or different between two runs", name)
+		}
+	}
+	index := string(a["index.md"])
+	for _, want := range []string{"# Empty responses: exploration report", "D1-D4 need the study manifest",
+		"### Logs read", "### Non-answer rates per eval × route", "### How the replies were chosen",
+		"### Truncation against the effective max_tokens", "### Judges that received a non-answer", "### Examples per class",
+		"](http://127.0.0.1:7575/#/logs/", "inspect view --log-dir '", "plots/non_answer_rates.png", "tables/class_examples.md"} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.md lacks %q", want)
+		}
+	}
+	// Every class drawn has its heading, and the page shows every example link.
+	classes := map[string]bool{}
+	r := csv.NewReader(bytes.NewReader(a["tables/class_examples.csv"]))
+	recs, err := r.ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("class_examples.csv: %d records, %v", len(recs), err)
+	}
+	urlCol := -1
+	for i, c := range recs[0] {
+		if c == "view_url" {
+			urlCol = i
+		}
+	}
+	for _, rec := range recs[1:] {
+		classes[rec[0]] = true
+		if !strings.Contains(string(a["index.html"]), `<a href="`+html.EscapeString(rec[urlCol])+`">`) {
+			t.Errorf("index.html has no link to %s", rec[urlCol])
+		}
+	}
+	for c := range classes {
+		if !strings.Contains(index, "#### "+c+" (") {
+			t.Errorf("index.md has no examples heading for class %s", c)
+		}
+	}
+	if strings.Contains(string(a["index.html"]), "<img") || !strings.Contains(string(a["index.html"]), `<svg class="plot"`) {
+		t.Errorf("index.html does not inline its plots as SVG")
 	}
 }

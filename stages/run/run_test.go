@@ -1,0 +1,99 @@
+package run_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"empties/internal/cliutil"
+	"empties/internal/store"
+	"empties/internal/testutil"
+	"empties/stages/run"
+)
+
+func names(opts run.Options) string {
+	var n []string
+	for _, st := range run.Stages(opts) {
+		n = append(n, st.Name)
+	}
+	return strings.Join(n, " ")
+}
+
+func TestStagesDependOnTheManifest(t *testing.T) {
+	for _, c := range []struct {
+		opts run.Options
+		want string
+	}{
+		{run.Options{}, "ingest analyze report"},
+		{run.Options{Manifest: "m.yaml"}, "ingest rescore check analyze decide report"},
+		{run.Options{Manifest: "m.yaml", InspectEvals: "ie"}, "ingest rescore check analyze exposure decide report"},
+		{run.Options{InspectEvals: "ie"}, "ingest analyze exposure report"},
+	} {
+		if got := names(c.opts); got != c.want {
+			t.Errorf("%+v: stages %q, want %q", c.opts, got, c.want)
+		}
+	}
+}
+
+// Any folder of logs, no manifest: the report is written where the run says,
+// and unreadable files do not stop it but make it exit 1.
+func TestRunWithoutManifest(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ds")
+	var stdout, stderr bytes.Buffer
+	err := run.Run(context.Background(), run.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out, Progress: "never"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"== run 1/3: ingest", "== run 2/3: analyze", "== run 3/3: report",
+		"== report: " + filepath.Join(out, "report", "index.md") + " (Markdown) and " + filepath.Join(out, "report", "index.html")} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	for _, f := range []string{"index.md", "index.html"} {
+		if _, err := os.Stat(filepath.Join(out, "report", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !store.HasTable(out, "class_examples") || store.HasTable(out, "log_assignments") {
+		t.Errorf("tables: class_examples %v, log_assignments %v", store.HasTable(out, "class_examples"), store.HasTable(out, "log_assignments"))
+	}
+
+	// A folder holding an unreadable file: the run goes on, then exits 1.
+	logs := t.TempDir()
+	good, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(logs, "good.eval"), good, 0o644)
+	os.WriteFile(filepath.Join(logs, "broken.eval"), []byte("not a zip"), 0o644)
+	stdout.Reset()
+	report := filepath.Join(t.TempDir(), "elsewhere")
+	err = run.Run(context.Background(), run.Options{Logs: []string{logs}, Out: filepath.Join(t.TempDir(), "ds2"), Report: report, Progress: "never"}, &stdout, &stderr)
+	var partial *cliutil.PartialError
+	if !errors.As(err, &partial) {
+		t.Fatalf("err = %v, want the ingest PartialError", err)
+	}
+	if _, err := os.Stat(filepath.Join(report, "index.html")); err != nil || !strings.Contains(stdout.String(), "== report: "+filepath.Join(report, "index.md")) {
+		t.Errorf("--report: %v\n%s", err, stdout.String())
+	}
+}
+
+// The first stage that fails stops the run, named.
+func TestRunStopsAtTheFailingStage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ds")
+	var stdout, stderr bytes.Buffer
+	err := run.Run(context.Background(), run.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out,
+		Manifest: filepath.Join(t.TempDir(), "no-such-manifest.yaml"), Progress: "never"}, &stdout, &stderr)
+	var se *run.StageError
+	if !errors.As(err, &se) || se.Stage != "rescore" || !strings.Contains(err.Error(), "run stopped at stage rescore") {
+		t.Fatalf("err = %v, want a StageError at rescore", err)
+	}
+	if strings.Contains(stdout.String(), "analyze") || strings.Contains(stdout.String(), "== report:") {
+		t.Errorf("stages ran after the failure:\n%s", stdout.String())
+	}
+}
