@@ -290,7 +290,7 @@ func printSummary(w io.Writer, dir string, results []*Result, elapsed time.Durat
 	for _, r := range results {
 		counts[r.Status()]++
 	}
-	fmt.Fprintf(w, "analyze: %d tables written to %s in %.1fs (%d ok, %d empty, %d skipped for missing inputs)\n",
+	fmt.Fprintf(w, "analyze: %d tables written to %s in %.1fs (%d ok, %d empty, %d skipped for missing inputs or no manifest)\n",
 		len(results)+1, dir, elapsed.Seconds(), counts["ok"], counts["empty"], counts["skipped"])
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, r := range results {
