@@ -113,6 +113,9 @@ Examples:
 			&cli.IntFlag{Name: "examples-per-class", Value: DefaultExamplesPerClass, Usage: "real replies class_examples draws per class"},
 		}, optionalManifest(cliutil.ManifestFlags(true))...),
 		Action: func(ctx context.Context, c *cli.Command) error {
+			if n := c.Int("examples-per-class"); n < 1 {
+				return cliutil.Usagef("analyze: --examples-per-class must be at least 1, got %d", n)
+			}
 			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag),
 				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))}, c.Root().Writer)
 		},
@@ -145,7 +148,7 @@ func ParamsFrom(m *manifest.Manifest) Params {
 // Run analyzes the dataset and writes the outputs into it.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("analyze: %s has no replies table; run `empties ingest LOGS --out %s` and `empties rescore` first", opts.Data, opts.Data)
+		return cliutil.Usagef("analyze: %s has no replies table; run `empties ingest LOGS --out %s` first (or `empties run LOGS --out %s` for the whole pipeline)", opts.Data, opts.Data, opts.Data)
 	}
 	fsys := opts.SQL
 	if fsys == nil {

@@ -23,7 +23,9 @@ var explorationSections = []struct {
 		   reasoning_only_rate, tool_only_rate FROM non_answer_rates ORDER BY eval, route, arm`},
 	{"reply_sources", "How the replies were chosen",
 		"The reply is the first call of the model under test (model_event); sample.output only when a log has no model events; none when the sample has neither.",
-		`SELECT eval, route, arm, reply_source, n_replies, n_samples, n_non_answer_replies FROM reply_sources ORDER BY eval, route, arm, reply_source`},
+		// Every column of reply_sources is shown, so counts added to it (attempts
+		// and placeholders the choice skipped) appear here with no change.
+		`SELECT * EXCLUDE (profiled) FROM reply_sources ORDER BY eval, route, arm, reply_source`},
 	{"truncation_by_max_tokens", "Truncation against the effective max_tokens",
 		"Replies that stopped at the token limit, per effective max_tokens and where it came from (call: the call's config; eval: the eval's generate config; unset: the provider's default).",
 		`SELECT eval, route, arm, max_tokens_source, max_tokens, n_samples, max_tokens_rate, max_tokens_ci_low AS low, max_tokens_ci_high AS high,
