@@ -18,7 +18,7 @@ var explorationSections = []struct {
 	// Superseded logs (a later run of the same eval replaced them) join
 	// log_accounting as one more status once logs records it.
 	{"non_answer_rates", "Non-answer rates per eval × route",
-		"Without a manifest, eval is each log's task and route its model. The sample is the unit; [low, high] is the Wilson interval.",
+		"Eval and route come from the manifest; without one, eval is each log's task and route its model. The sample is the unit; [low, high] is the Wilson interval.",
 		`SELECT eval, route, arm, n_samples, n_replies, non_answer_rate, non_answer_ci_low AS low, non_answer_ci_high AS high,
 		   reasoning_only_rate, tool_only_rate FROM non_answer_rates ORDER BY eval, route, arm`},
 	{"reply_sources", "How the replies were chosen",
