@@ -1,26 +1,27 @@
 -- output: judge_calls_on_non_answers
 -- kind: output
--- grain: one row per eval × route × arm × reply class × judge model × judge_class, non-answer replies only (without a manifest: per task × model)
+-- grain: one row per eval × route × arm × reply class × judge model × judge_class × call_status, non-answer replies only (without a manifest: per task × model)
 -- measure: Judges that received a non-answer (pre-registration §4 "Exploration first"; the exploratory side of §5 "Judge behaviour on non-answers (D4)"): the judge calls of samples whose reply is a non-answer, and what the judge sent back
 -- needs: study_replies, model_calls
 --
 -- Needs no manifest. A judge call is a model_calls row with kind judge; it belongs to the reply of
 -- its sample × epoch. judge_class is how the judge's own reply reads (model_calls.judge_class:
--- empty, refused, overflow, truncated, usable; '(none)' when ingest gave none).
+-- empty, refused, overflow, truncated, usable; '(none)' when ingest gave none); call_status whether
+-- the call completed, was a placeholder, or errored (retried or failed).
 WITH judged AS (
   SELECT
     s.eval, s.profiled, s.route, s.arm, s.class AS reply_class,
-    m.model AS judge_model, coalesce(m.judge_class, '(none)') AS judge_class,
+    m.model AS judge_model, coalesce(m.judge_class, '(none)') AS judge_class, m.call_status,
     s.log_id, s.sample_id, s.epoch
   FROM study_replies s
   JOIN model_calls m USING (log_id, sample_id, epoch)
   WHERE s.non_answer AND m.kind = 'judge'
 )
 SELECT
-  eval, profiled, route, arm, reply_class, judge_model, judge_class,
+  eval, profiled, route, arm, reply_class, judge_model, judge_class, call_status,
   count(*) AS n_calls,
   count(DISTINCT (log_id, sample_id, epoch)) AS n_replies,
   count(DISTINCT sample_id) AS n_samples
 FROM judged
 GROUP BY ALL
-ORDER BY eval, profiled, route, arm, reply_class, judge_model, judge_class
+ORDER BY eval, profiled, route, arm, reply_class, judge_model, judge_class, call_status

@@ -16,7 +16,7 @@ WITH placed AS (
     coalesce(a.arm, 'default') AS arm,
     coalesce(a.part, 'A') AS part,
     r.sample_id, r.epoch, r.class, r.non_answer, r.stop_reason, r.stop_details_category,
-    r.log_id, r.reply_source, r.max_tokens, r.max_tokens_source
+    r.log_id, r.reply_source, r.max_tokens, r.max_tokens_source, r.failed_attempts, r.placeholders_skipped
   FROM replies r
   LEFT JOIN log_assignments a USING (log_id)
 ),
@@ -28,5 +28,5 @@ weighted AS (
   FROM part_a
 )
 SELECT eval, profiled, route, arm, sample_id, epoch, class, non_answer, stop_reason, stop_details_category, sample_weight,
-  log_id, reply_source, max_tokens, max_tokens_source
+  log_id, reply_source, max_tokens, max_tokens_source, failed_attempts, placeholders_skipped
 FROM weighted

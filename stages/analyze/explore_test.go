@@ -14,12 +14,12 @@ import (
 const exploreReplies = `
 INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, non_answer, stop_reason,
   reply_source, max_tokens, max_tokens_source, text, text_chars, refusal, reasoning_chars, reasoning_redacted,
-  reasoning_text, tool_call_count, tool_call_functions) VALUES
-  ('L1', 'xstest', 'openai/a', 's1', 1, 'samples/s1_epoch_1.json', 'answer', 'answer@v1', false, 'stop', 'model_event', 256, 'eval', 'Sure.', 5, false, 0, false, '', 0, []),
-  ('L1', 'xstest', 'openai/a', 's1', 2, 'samples/s1_epoch_2.json', 'truncated_empty', 'truncated_empty@v1', true, 'max_tokens', 'model_event', 256, 'eval', '', 0, false, 900, false, 'thinking', 0, []),
-  ('L1', 'xstest', 'openai/a', 's2', 1, 'samples/s2_epoch_1.json', 'reasoning_only', 'reasoning_only@v1', true, 'stop', 'model_event', 256, 'eval', '', 0, false, 40, false, 'hmm', 0, []),
-  ('L1', 'xstest', 'openai/a', 's3', 1, 'samples/s3_epoch_1.json', 'tool_only', 'tool_only@v1', false, 'tool_calls', 'sample_output', NULL, 'unset', '', 0, false, 0, false, '', 2, ['search', 'fetch']),
-  ('L2', 'hle', 'openai/b', 'q 1/2', 1, 'samples[0]', 'silent', 'silent@v1', true, 'stop', 'model_event', NULL, 'unset', '', 0, false, 0, false, '', 0, []);
+  reasoning_text, tool_call_count, tool_call_functions, failed_attempts, placeholders_skipped) VALUES
+  ('L1', 'xstest', 'openai/a', 's1', 1, 'samples/s1_epoch_1.json', 'answer', 'answer@v1', false, 'stop', 'model_event', 256, 'eval', 'Sure.', 5, false, 0, false, '', 0, [], 2, 1),
+  ('L1', 'xstest', 'openai/a', 's1', 2, 'samples/s1_epoch_2.json', 'truncated_empty', 'truncated_empty@v1', true, 'max_tokens', 'model_event', 256, 'eval', '', 0, false, 900, false, 'thinking', 0, [], 1, 0),
+  ('L1', 'xstest', 'openai/a', 's2', 1, 'samples/s2_epoch_1.json', 'reasoning_only', 'reasoning_only@v1', true, 'stop', 'model_event', 256, 'eval', '', 0, false, 40, false, 'hmm', 0, [], 0, 0),
+  ('L1', 'xstest', 'openai/a', 's3', 1, 'samples/s3_epoch_1.json', 'tool_only', 'tool_only@v1', false, 'tool_calls', 'sample_output', NULL, 'unset', '', 0, false, 0, false, '', 2, ['search', 'fetch'], 0, 3),
+  ('L2', 'hle', 'openai/b', 'q 1/2', 1, 'samples[0]', 'silent', 'silent@v1', true, 'stop', 'model_event', NULL, 'unset', '', 0, false, 0, false, '', 0, [], 0, 0);
 `
 
 const exploreLogs = `
@@ -35,12 +35,13 @@ INSERT INTO ingest_errors VALUES
 `
 
 const exploreCalls = `
-INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class) VALUES
-  ('L1', 's1', 1, 1, 'openai/j', 'judge', 'usable'),
-  ('L1', 's1', 2, 1, 'openai/j', 'judge', 'usable'),
-  ('L1', 's1', 2, 2, 'openai/j', 'judge', 'usable'),
-  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'empty'),
-  ('L2', 'q 1/2', 1, 0, 'openai/b', 'model_under_test', NULL);
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class, call_status) VALUES
+  ('L1', 's1', 1, 1, 'openai/j', 'judge', 'usable', 'completed'),
+  ('L1', 's1', 2, 1, 'openai/j', 'judge', 'usable', 'completed'),
+  ('L1', 's1', 2, 2, 'openai/j', 'judge', 'usable', 'completed'),
+  ('L1', 's1', 2, 3, 'openai/j', 'judge', NULL, 'retried'),
+  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'empty', 'completed'),
+  ('L2', 'q 1/2', 1, 0, 'openai/b', 'model_under_test', NULL, 'completed');
 `
 
 func TestNonAnswerRates(t *testing.T) {
@@ -68,12 +69,12 @@ func TestTruncationByMaxTokens(t *testing.T) {
 
 func TestReplySources(t *testing.T) {
 	runMeasures(t, "reply_sources", []measureCase{{
-		name:  "model event or sample.output",
+		name:  "model event or sample.output, with the attempts and placeholders skipped",
 		given: exploreReplies,
 		want: []string{
-			"hle | false | openai/b | default | model_event | 1 | 1 | 1",
-			"xstest | false | openai/a | default | model_event | 3 | 2 | 2",
-			"xstest | false | openai/a | default | sample_output | 1 | 1 | 0",
+			"hle | false | openai/b | default | model_event | 1 | 1 | 1 | 0 | 0 | 0 | 0",
+			"xstest | false | openai/a | default | model_event | 3 | 2 | 2 | 2 | 3 | 1 | 1",
+			"xstest | false | openai/a | default | sample_output | 1 | 1 | 0 | 0 | 0 | 1 | 3",
 		},
 	}})
 }
@@ -95,8 +96,9 @@ func TestJudgeCallsOnNonAnswers(t *testing.T) {
 		name:  "judge calls of non-answers only; the answer's judge call is left out",
 		given: exploreReplies + exploreCalls,
 		want: []string{
-			"xstest | false | openai/a | default | reasoning_only | openai/j | empty | 1 | 1 | 1",
-			"xstest | false | openai/a | default | truncated_empty | openai/j | usable | 2 | 1 | 1",
+			"xstest | false | openai/a | default | reasoning_only | openai/j | empty | completed | 1 | 1 | 1",
+			"xstest | false | openai/a | default | truncated_empty | openai/j | (none) | retried | 1 | 1 | 1",
+			"xstest | false | openai/a | default | truncated_empty | openai/j | usable | completed | 2 | 1 | 1",
 		},
 	}})
 }
@@ -164,6 +166,6 @@ const exploreRepliesExtra = `
 INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES
   ('L1', '/logs/one.eval', 'success', 4, false), ('L3', '/logs/three.eval', 'success', 1, false),
   ('H1', '/logs/h1.eval', 'success', 5, false), ('H2', '/logs/h2.eval', 'success', 5, false);
-INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class) VALUES
-  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'usable');
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, judge_class, call_status) VALUES
+  ('L1', 's2', 1, 1, 'openai/j', 'judge', 'usable', 'completed');
 `

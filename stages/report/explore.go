@@ -22,7 +22,7 @@ var explorationSections = []struct {
 		`SELECT eval, route, arm, n_samples, n_replies, non_answer_rate, non_answer_ci_low AS low, non_answer_ci_high AS high,
 		   reasoning_only_rate, tool_only_rate FROM non_answer_rates ORDER BY eval, route, arm`},
 	{"reply_sources", "How the replies were chosen",
-		"The reply is the first call of the model under test (model_event); sample.output only when a log has no model events; none when the sample has neither.",
+		"The reply is the first completed generation of the model under test (model_event; failed, retried attempts and placeholder events skipped, counted here); sample.output when the model under test made no completed call through the model API; none when there is neither.",
 		// Every column of reply_sources is shown, so counts added to it (attempts
 		// and placeholders the choice skipped) appear here with no change.
 		`SELECT * EXCLUDE (profiled) FROM reply_sources ORDER BY eval, route, arm, reply_source`},
@@ -32,8 +32,8 @@ var explorationSections = []struct {
 		   truncated_empty_rate, truncated_text_rate FROM truncation_by_max_tokens ORDER BY eval, route, arm, max_tokens_source, max_tokens NULLS FIRST`},
 	{"judge_calls_on_non_answers", "Judges that received a non-answer",
 		"Judge calls made in samples whose reply is a non-answer, and how the judge's own reply reads.",
-		`SELECT eval, route, arm, reply_class, judge_model, judge_class, n_calls, n_replies FROM judge_calls_on_non_answers
-		   ORDER BY eval, route, arm, reply_class, judge_model, judge_class`},
+		`SELECT eval, route, arm, reply_class, judge_model, judge_class, call_status, n_calls, n_replies FROM judge_calls_on_non_answers
+		   ORDER BY eval, route, arm, reply_class, judge_model, judge_class, call_status`},
 }
 
 // exploration writes the exploration sections of the index.
