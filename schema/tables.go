@@ -369,7 +369,7 @@ type Decision struct {
 	Question       string   `parquet:"question" doc:"what the rule asks, in the pre-registration's words"`
 	Verdict        string   `parquet:"verdict" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
 	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
-	Value          *float64 `parquet:"value,optional" doc:"the deciding number (the largest share or delta across the cells)"`
+	Value          *float64 `parquet:"value,optional" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
 	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`
 	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers"`
 	Inputs         string   `parquet:"inputs" doc:"the analysis tables read"`
