@@ -25,7 +25,7 @@ var builtins = []struct {
 	build builder
 }{
 	{Header{Output: "reply_classes", Kind: KindTable,
-		Grain:   "one row per reply class, in the seed's first-match order",
+		Grain:   "one row per reply class, in the seed's first-match order (is_reply: false for error and no_choices, which are no reply at all)",
 		Measure: "Reply classes (pre-registration §3 \"Reply classes\"), from stages/classify.Rules"},
 		buildReplyClasses},
 	{Header{Output: "route_models", Kind: KindTable,
@@ -40,16 +40,11 @@ var builtins = []struct {
 }
 
 func buildReplyClasses(ctx context.Context, r *runner, _ bool) error {
-	if _, err := r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE reply_classes (class VARCHAR, ordinal INTEGER)"); err != nil {
+	if _, err := r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE reply_classes (class VARCHAR, ordinal INTEGER, is_reply BOOLEAN)"); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, rule := range classify.Rules {
-		if seen[rule.Class] {
-			continue
-		}
-		seen[rule.Class] = true
-		if _, err := r.conn.ExecContext(ctx, "INSERT INTO reply_classes VALUES (?, ?)", rule.Class, len(seen)); err != nil {
+	for i, c := range classify.Classes() {
+		if _, err := r.conn.ExecContext(ctx, "INSERT INTO reply_classes VALUES (?, ?, ?)", c, i+1, classify.IsReply(c)); err != nil {
 			return err
 		}
 	}

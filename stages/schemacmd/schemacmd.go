@@ -30,7 +30,10 @@ func Command() *cli.Command {
 		Usage:     "print the tables empties writes: columns, types, meanings",
 		ArgsUsage: "[TABLE]",
 		Description: `Prints every table (or one), its grain, and each column's type, nullability
-and meaning. The same declarations write the Parquet files.
+and meaning. The same declarations write the Parquet files. The JSON form also
+carries the vocabulary the tables use (reply classes in order, classifier
+rules, provider error forms, the non-answer rule, judge classes, policies, call
+kinds), from the code that defines them; scripts read it from there.
 
 Examples:
    empties schema
@@ -126,9 +129,10 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 		}
 	case "json":
 		out := struct {
-			Version int     `json:"version"`
-			Tables  []table `json:"tables"`
-		}{Version: schema.Version, Tables: tables}
+			Version    int        `json:"version"`
+			Tables     []table    `json:"tables"`
+			Vocabulary Vocabulary `json:"vocabulary"`
+		}{Version: schema.Version, Tables: tables, Vocabulary: vocabulary()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err
