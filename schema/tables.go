@@ -97,8 +97,6 @@ type Reply struct {
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
 	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
-
-	PairKey *string `parquet:"pair_key,optional" doc:"eval/route/sample_id/epoch once rescore has placed the log in the study: pairs a wide or control re-run with the reply it re-runs"`
 }
 
 // Score is a row of the scores table.

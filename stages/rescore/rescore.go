@@ -106,16 +106,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	replies := map[sampleKey]*schema.Reply{}
 	counts := map[string]int{}
-	// One pass over replies: each gains its pairing key, and each placed in
-	// the study gets its policy rows.
-	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
-		r.PairKey = nil
+	// One pass over replies (read only: replies belong to ingest): each
+	// placed in the study gets its policy rows.
+	err = store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
 		a, ok := assigned[r.LogID]
 		if !ok {
 			return nil
 		}
-		pk := PairKey(a.Eval, a.Route, r.SampleID, r.Epoch)
-		r.PairKey = &pk
 		p := m.Profiles[a.Eval]
 		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}

@@ -55,6 +55,7 @@ type table struct {
 	Name    string          `json:"name"`
 	Grain   string          `json:"grain"`
 	Doc     string          `json:"doc"`
+	Owner   string          `json:"owner"` // the one stage that writes it (schema.Owner; analyze for outputs)
 	Columns []schema.Column `json:"columns"`
 }
 
@@ -62,7 +63,7 @@ type table struct {
 func allTables() ([]table, error) {
 	var out []table
 	for _, t := range schema.Tables() {
-		out = append(out, table{t.Name, t.Grain, t.Doc, t.Columns()})
+		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), t.Columns()})
 	}
 	suite, err := analyze.LoadSuite(sqlfiles.FS)
 	if err != nil {
@@ -75,7 +76,7 @@ func allTables() ([]table, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := suite.Contracts[n]
-		t := table{Name: c.Output, Grain: c.Grain, Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
+		t := table{Name: c.Output, Grain: c.Grain, Owner: "analyze", Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
 		for _, col := range c.Columns {
 			t.Columns = append(t.Columns, schema.Column{Name: col.Name, Type: col.Type, Nullable: !col.NotNull, Doc: col.Doc})
 		}

@@ -255,16 +255,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// replies carry the pairing key once rescore has placed their logs.
-func TestRepliesCarryThePairKey(t *testing.T) {
-	data := demo(t)
-	rows := testutil.Query(t, data, `SELECT count(*) FILTER (r.pair_key IS NULL), count(*) FILTER (r.pair_key <> o.pair_key)
-	  FROM replies r LEFT JOIN reply_outcomes o USING (log_id, sample_id, epoch)`)
-	if rows[0][0] != "0" || rows[0][1] != "0" {
-		t.Errorf("replies without a pair key: %s; differing from reply_outcomes: %s", rows[0][0], rows[0][1])
-	}
-}
-
 // A plan prices calls as the cost table does (one price, sql/call_cost.sql):
 // what it says was spent is the cost table's total, and a wide re-run's
 // estimate is what its original call cost.
