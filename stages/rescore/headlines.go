@@ -70,7 +70,11 @@ type derived struct {
 // computeHeadlines recomputes every eval's headline per eval × route × arm ×
 // policy with bootstrap intervals, and per log for the P0 check; then each
 // reply's outcome and the Part C judge tests.
-func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*derived, error) {
+//
+// dir is the dataset; merged holds the tables this run has merged and not
+// yet committed (policy_scores, log_assignments, judge_verdicts), which
+// replace the dataset's.
+func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manifest) (*derived, error) {
 	connector, err := duckdb.NewConnector("?autoinstall_known_extensions=false&autoload_known_extensions=false", nil)
 	if err != nil {
 		return nil, err
@@ -79,6 +83,9 @@ func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*d
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
 	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	if _, err := duck.CreateViews(ctx, db, merged); err != nil {
 		return nil, err
 	}
 	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {

@@ -152,10 +152,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 			return err
 		}
 	}
-	if err := ds.Commit(); err != nil {
-		return err
-	}
-	d, err := computeHeadlines(ctx, opts.Data, m)
+	// The headlines read the policy rows, assignments and verdicts merged
+	// above, before anything is committed: every table rescore writes goes
+	// into the dataset in the one Commit below.
+	d, err := computeHeadlines(ctx, opts.Data, ds.Merged(), m)
 	if err != nil {
 		return err
 	}
