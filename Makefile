@@ -54,9 +54,9 @@ demo: venv build
 notebook: demo
 	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks
 
-fixtures: venv
+fixtures: venv build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
-	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
+	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify --bin $(BIN)/empties
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 
 demo-logs: venv build

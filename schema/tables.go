@@ -97,8 +97,6 @@ type Reply struct {
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
 	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
-
-	PairKey *string `parquet:"pair_key,optional" doc:"eval/route/sample_id/epoch once rescore has placed the log in the study: pairs a wide or control re-run with the reply it re-runs"`
 }
 
 // Score is a row of the scores table.
@@ -369,7 +367,7 @@ type Decision struct {
 	Question       string   `parquet:"question" doc:"what the rule asks, in the pre-registration's words"`
 	Verdict        string   `parquet:"verdict" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
 	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
-	Value          *float64 `parquet:"value,optional" doc:"the deciding number (the largest share or delta across the cells)"`
+	Value          *float64 `parquet:"value,optional" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
 	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`
 	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers"`
 	Inputs         string   `parquet:"inputs" doc:"the analysis tables read"`

@@ -2,17 +2,14 @@
 -- kind: view
 -- grain: one row per model call (model_calls row) of a log placed in the study
 -- measure: Cost (pre-registration §5 "Cost, per route and part"; design.md ruling): each call's usage times the manifest's prices per million tokens
--- needs: model_calls, log_assignments, study_routes
+-- needs: model_calls, log_assignments, study_routes, call_cost
 -- optional: route_models
 --
--- Prices: a model-under-test call is priced at its log's route; any other call (a judge) at the route
+-- Route: a model-under-test call is priced at its log's route; any other call (a judge) at the route
 -- whose manifest models list names the call's model (route_models; the first such route in manifest
--- order), else it is unpriced (price_route and cost_usd NULL). inspect_ai's input_tokens exclude
--- cache reads and writes and its output_tokens include reasoning_tokens (openai, anthropic, google
--- adapters, 0.3.285): input and cache writes are charged at the input price (the manifest gives no
--- cache-write price), cache reads at the cache-read price, reasoning at the reasoning price and the
--- rest of the output at the output price. Calls served from inspect's local cache (cache = read)
--- were never billed and cost 0.
+-- order), else it is unpriced (price_route and cost_usd NULL). Price: call_cost (one definition,
+-- also used by `empties select`). Calls served from inspect's local cache (cache = read) were never
+-- billed and cost 0.
 WITH calls AS (
   SELECT
     c.log_id, c.sample_id, c.epoch, c.call_index,
@@ -44,10 +41,8 @@ priced AS (
     CASE
       WHEN r.local_cache THEN 0.0
       WHEN r.price_route IS NULL THEN NULL
-      ELSE ((r.input_tokens + r.cache_write_tokens) * s.price_input
-            + r.cache_read_tokens * s.price_cache_read
-            + greatest(r.output_tokens - r.reasoning_tokens, 0) * s.price_output
-            + r.reasoning_tokens * s.price_reasoning) / 1e6
+      ELSE call_cost(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
+                     s.price_input, s.price_cache_read, s.price_output, s.price_reasoning)
     END AS cost_usd
   FROM routed r
   LEFT JOIN study_routes s ON s.route = r.price_route

@@ -2,23 +2,27 @@
 -- kind: output
 -- grain: one row per original class, and one pooled row (orig_class NULL)
 -- measure: Transient share (pre-registration §5 "Transient share": among control re-runs, the share that became an answer; §8 the control gives the rate of change without more room)
--- needs: reruns, wilson
+-- needs: reruns, replies, reply_classes, wilson
 --
 -- Control re-runs are non-answer replies re-run once at the same settings. "Became an answer": the
--- re-run's class is answer, truncated_text (text, cut) or tool_only (a tool call needs offered
--- tools, so it is an answer there). share_same_class is the share that came back in their original
+-- re-run reply is a reply (reply_classes.is_reply: not error, not no_choices) and not a non-answer
+-- (its replies.non_answer, the classifier's one rule, so tool_only counts as an answer only where
+-- the eval offered tools). share_same_class is the share that came back in their original
 -- class. A sample (eval × route × sample id × original class) is the unit.
 WITH planned AS (
-  SELECT eval, route, sample_id, orig_class, status, rerun_class
-  FROM reruns
-  WHERE arm = 'control' AND status IN ('paired', 'not_rerun')
+  SELECT x.eval, x.route, x.sample_id, x.orig_class, x.status, x.rerun_class,
+    coalesce(k.is_reply AND NOT r.non_answer, false) AS became_answer
+  FROM reruns x
+  LEFT JOIN replies r ON r.log_id = x.rerun_log_id AND r.sample_id = x.sample_id AND r.epoch = x.epoch
+  LEFT JOIN reply_classes k ON k.class = x.rerun_class
+  WHERE x.arm = 'control' AND x.status IN ('paired', 'not_rerun')
 ),
 per_sample AS (
   SELECT
     eval, route, sample_id, orig_class,
     count(*) FILTER (WHERE status = 'paired') AS k,
     count(*) FILTER (WHERE status = 'not_rerun') AS k_not_rerun,
-    count(*) FILTER (WHERE status = 'paired' AND rerun_class IN ('answer', 'truncated_text', 'tool_only')) AS k_answer,
+    count(*) FILTER (WHERE status = 'paired' AND became_answer) AS k_answer,
     count(*) FILTER (WHERE status = 'paired' AND rerun_class = orig_class) AS k_same
   FROM planned
   GROUP BY ALL

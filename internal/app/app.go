@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -85,8 +84,13 @@ Ad hoc:
 	}
 }
 
-// Main runs cmd with args and returns the process exit code. Errors are
-// printed once, here; stage code only returns them.
+// Main runs cmd with args and returns the process exit code, decided here
+// and only here from the error's type (never its text): 0 success, 1 a
+// failure (a cliutil.PartialError too: some inputs failed), 2 a usage error
+// (cliutil.UsageError, and every error the CLI library reports, such as a
+// missing required flag or an unknown help topic, which it would otherwise
+// exit with 3), 130 interrupted. Errors are printed once, here; stage code
+// only returns them.
 func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr io.Writer) int {
 	cmd.Writer = stdout
 	cmd.ErrWriter = stderr
@@ -94,27 +98,51 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 	// unless ExitErrHandler is set; that would skip deferred cleanup (DuckDB
 	// checkpoints its WAL on Close). Handle every error below instead.
 	cmd.ExitErrHandler = func(context.Context, *cli.Command, error) {}
+	// Without OnUsageError the library prints "Incorrect Usage: ..." itself
+	// and returns the same error, which would be printed twice; with it, a
+	// flag or argument mistake comes back typed, as a UsageError.
+	typedUsageErrors(cmd)
 	err := cmd.Run(ctx, args)
 	if err == nil {
 		return 0
 	}
-	var coder cli.ExitCoder
-	if errors.As(err, &coder) {
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, msg)
-		}
-		return coder.ExitCode()
+	code, msg := exitCode(err), err.Error()
+	if code == 130 {
+		msg = "interrupted"
 	}
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "%s: interrupted\n", cmd.Name)
-		return 130
+	if msg != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, msg)
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, err)
+	return code
+}
+
+// exitCode maps an error to the process exit code.
+func exitCode(err error) int {
 	var usage *cliutil.UsageError
-	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "Required flag") || strings.HasPrefix(err.Error(), "flag provided but not defined") {
-		return 2 // urfave/cli's own usage errors have no type to test
+	var partial *cliutil.PartialError
+	var library cli.ExitCoder
+	switch {
+	case errors.Is(err, context.Canceled):
+		return 130
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &partial):
+		return 1
+	case errors.As(err, &library):
+		return 2 // the library's own errors are about how the command was called
 	}
 	return 1
+}
+
+// typedUsageErrors makes cmd and its subcommands return flag and argument
+// mistakes as UsageErrors.
+func typedUsageErrors(cmd *cli.Command) {
+	cmd.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+		return &cliutil.UsageError{Msg: err.Error()}
+	}
+	for _, c := range cmd.Commands {
+		typedUsageErrors(c)
+	}
 }
 
 // RunMain is the body of every main: SIGINT/SIGTERM cancel the context, and

@@ -248,6 +248,12 @@ func copyRows[T any](src string, buf []T, emit func([]T) error) error {
 	}
 }
 
+// Merged is the folder of the tables merged in this run and not yet
+// committed, one folder per table, laid out like the dataset (TableGlob,
+// duck.CreateViews read it), so a stage can read what it is about to commit
+// and still commit everything at once.
+func (d *Dataset) Merged() string { return filepath.Join(d.staging, "final") }
+
 // Commit swaps every merged table, and each extra staged file named in
 // files (relative to the staging directory), into the dataset. Tables not
 // merged in this run are left as they are.

@@ -4,14 +4,12 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
-	"hash/fnv"
-	"math/bits"
-	"math/rand/v2"
 	"runtime"
 
 	"github.com/duckdb/duckdb-go/v2"
 	"golang.org/x/sync/errgroup"
 
+	"empties/internal/bootstrap"
 	"empties/stages/classify"
 )
 
@@ -27,7 +25,7 @@ var builtins = []struct {
 	build builder
 }{
 	{Header{Output: "reply_classes", Kind: KindTable,
-		Grain:   "one row per reply class, in the seed's first-match order",
+		Grain:   "one row per reply class, in the seed's first-match order (is_reply: false for error and no_choices, which are no reply at all)",
 		Measure: "Reply classes (pre-registration §3 \"Reply classes\"), from stages/classify.Rules"},
 		buildReplyClasses},
 	{Header{Output: "route_models", Kind: KindTable,
@@ -42,16 +40,11 @@ var builtins = []struct {
 }
 
 func buildReplyClasses(ctx context.Context, r *runner, _ bool) error {
-	if _, err := r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE reply_classes (class VARCHAR, ordinal INTEGER)"); err != nil {
+	if _, err := r.conn.ExecContext(ctx, "CREATE OR REPLACE TABLE reply_classes (class VARCHAR, ordinal INTEGER, is_reply BOOLEAN)"); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, rule := range classify.Rules {
-		if seen[rule.Class] {
-			continue
-		}
-		seen[rule.Class] = true
-		if _, err := r.conn.ExecContext(ctx, "INSERT INTO reply_classes VALUES (?, ?)", rule.Class, len(seen)); err != nil {
+	for i, c := range classify.Classes() {
+		if _, err := r.conn.ExecContext(ctx, "INSERT INTO reply_classes VALUES (?, ?, ?)", c, i+1, classify.IsReply(c)); err != nil {
 			return err
 		}
 	}
@@ -181,7 +174,7 @@ func resampleMeans(seed uint64, resamples int, c *bootCell) map[string][]float64
 	for i, m := range c.measures {
 		vals[i] = c.deltas[m]
 	}
-	forEachResample(seed, resamples, n, []string{"tight_vs_default", c.eval, c.route}, func(r int, idx []int) {
+	bootstrap.ForEachResample(seed, resamples, n, []string{"tight_vs_default", c.eval, c.route}, func(r int, idx []int) {
 		for i, v := range vals {
 			sum := 0.0
 			for _, j := range idx {
@@ -198,51 +191,4 @@ func resampleMeans(seed uint64, resamples int, c *bootCell) map[string][]float64
 		out[m] = sums[i]
 	}
 	return out
-}
-
-// forEachResample calls fn(resample, indices) for every resample: n indices
-// in [0, n), drawn with replacement from a PCG stream seeded by the manifest
-// seed and the cell (as rescore's headline bootstrap does), so the same data
-// and seed always give the same resamples. fn must not keep indices.
-func forEachResample(seed uint64, resamples, n int, cell []string, fn func(r int, indices []int)) {
-	if n == 0 {
-		return
-	}
-	pcg := rand.NewPCG(seed, cellHash(cell...))
-	idx := make([]int, n)
-	for r := 0; r < resamples; r++ {
-		for j := range idx {
-			idx[j] = intN(pcg, n)
-		}
-		fn(r, idx)
-	}
-}
-
-// intN is rand.New(pcg).IntN(n) on 64-bit platforms (math/rand/v2's
-// uint64n: a mask for powers of two, else Lemire's multiply with
-// rejection), called on the concrete PCG: the interface call per draw was
-// half the cost of a million-reply bootstrap. TestIntNIsRandIntN holds it to
-// the library's stream.
-func intN(pcg *rand.PCG, n int) int {
-	u := uint64(n)
-	if u&(u-1) == 0 {
-		return int(pcg.Uint64() & (u - 1))
-	}
-	hi, lo := bits.Mul64(pcg.Uint64(), u)
-	if lo < u {
-		thresh := -u % u
-		for lo < thresh {
-			hi, lo = bits.Mul64(pcg.Uint64(), u)
-		}
-	}
-	return int(hi)
-}
-
-func cellHash(parts ...string) uint64 {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
 }

@@ -296,18 +296,38 @@ func TestD4JudgeVerdicts(t *testing.T) {
 func TestTransientShare(t *testing.T) {
 	runMeasures(t, "transient_share", []measureCase{{
 		name: "control re-runs that became an answer, per original class and pooled",
-		given: `INSERT INTO reruns (eval, route, arm, sample_id, epoch, status, orig_class, rerun_class, rerun_refused) VALUES
-		  ('xs', 'r1', 'control', 's1', 1, 'paired', 'silent', 'answer', NULL),
-		  ('xs', 'r1', 'control', 's1', 2, 'paired', 'silent', 'silent', NULL),
-		  ('xs', 'r1', 'control', 's2', 1, 'paired', 'reasoning_only', 'truncated_text', NULL),
-		  ('hle', 'r2', 'control', 's9', 1, 'paired', 'filtered', 'filtered', NULL),
-		  ('xs', 'r1', 'control', 's3', 1, 'not_rerun', 'silent', NULL, NULL),
-		  ('xs', 'r1', 'wide', 's7', 1, 'paired', 'truncated_empty', 'answer', false);`,
+		given: `INSERT INTO reruns (eval, route, arm, sample_id, epoch, status, orig_class, rerun_log_id, rerun_class, rerun_refused) VALUES
+		  ('xs', 'r1', 'control', 's1', 1, 'paired', 'silent', 'C', 'answer', NULL),
+		  ('xs', 'r1', 'control', 's1', 2, 'paired', 'silent', 'C', 'silent', NULL),
+		  ('xs', 'r1', 'control', 's2', 1, 'paired', 'reasoning_only', 'C', 'truncated_text', NULL),
+		  ('hle', 'r2', 'control', 's9', 1, 'paired', 'filtered', 'H', 'filtered', NULL),
+		  ('xs', 'r1', 'control', 's3', 1, 'not_rerun', 'silent', NULL, NULL, NULL),
+		  ('xs', 'r1', 'wide', 's7', 1, 'paired', 'truncated_empty', 'W', 'answer', false);
+		INSERT INTO replies (log_id, task, model, sample_id, epoch, class, non_answer) VALUES
+		  ('C', 'xs', 'm', 's1', 1, 'answer', false), ('C', 'xs', 'm', 's1', 2, 'silent', true),
+		  ('C', 'xs', 'm', 's2', 1, 'truncated_text', false), ('H', 'hle', 'm', 's9', 1, 'filtered', true),
+		  ('W', 'xs', 'm', 's7', 1, 'answer', false);`,
 		want: []string{
 			"filtered | false | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 1 | 1 | 0.95",
 			"reasoning_only | false | 1 | 1 | 0 | 1 | 1 | 0.206549 | 1 | 0 | 0 | 0.95",
 			"silent | false | 1 | 2 | 1 | 0.5 | 0.5 | 0.0546208 | 0.945379 | 0.5 | 0.5 | 0.95",
 			"NULL | true | 3 | 4 | 1 | 1.5 | 0.5 | 0.125334 | 0.874666 | 1.5 | 0.5 | 0.95",
+		},
+	}, {
+		// The classifier's non-answer rule, read from the re-run reply: a tool
+		// call is an answer only where the eval offered tools; an error is no
+		// answer.
+		name: "tool_only is an answer only with tools offered; error never",
+		given: `INSERT INTO reruns (eval, route, arm, sample_id, epoch, status, orig_class, rerun_log_id, rerun_class) VALUES
+		  ('bfcl', 'r1', 'control', 's1', 1, 'paired', 'silent', 'T', 'tool_only'),
+		  ('xs', 'r1', 'control', 's2', 1, 'paired', 'silent', 'X', 'tool_only'),
+		  ('xs', 'r1', 'control', 's3', 1, 'paired', 'silent', 'X', 'error');
+		INSERT INTO replies (log_id, task, model, sample_id, epoch, class, non_answer, tools_offered) VALUES
+		  ('T', 'bfcl', 'm', 's1', 1, 'tool_only', false, true), ('X', 'xs', 'm', 's2', 1, 'tool_only', true, false),
+		  ('X', 'xs', 'm', 's3', 1, 'error', false, false);`,
+		want: []string{
+			"silent | false | 3 | 3 | 0 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0 | 0 | 0.95",
+			"NULL | true | 3 | 3 | 0 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0 | 0 | 0.95",
 		},
 	}, {
 		name:  "wide re-runs only: no rows, not a pooled row of zeros",

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"testing"
 
+	"empties/internal/bootstrap"
 	"empties/internal/testutil"
 )
 
@@ -161,7 +161,7 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 			t.Fatalf("%s: %d paired samples", route, len(samples))
 		}
 		draws := make([][]int, testParams.Resamples)
-		forEachResample(testParams.Seed, testParams.Resamples, len(samples), []string{"tight_vs_default", "hle", route}, func(r int, idx []int) {
+		bootstrap.ForEachResample(testParams.Seed, testParams.Resamples, len(samples), []string{"tight_vs_default", "hle", route}, func(r int, idx []int) {
 			draws[r] = append([]int{}, idx...)
 		})
 		for _, measure := range []string{"non_answer", "truncated_empty"} {
@@ -215,51 +215,6 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 		}
 		if lo == hi {
 			t.Errorf("%v: a degenerate interval [%v, %v] checks little", c, lo, hi)
-		}
-	}
-}
-
-// The same data and seed give the same resamples; another seed or another
-// cell gives others.
-func TestBootstrapIsSeeded(t *testing.T) {
-	draw := func(seed uint64, cell ...string) []int {
-		var out []int
-		forEachResample(seed, 5, 10, cell, func(_ int, idx []int) { out = append(out, idx...) })
-		return out
-	}
-	a := draw(1, "tight_vs_default", "hle", "r1")
-	if b := draw(1, "tight_vs_default", "hle", "r1"); !equalInts(a, b) {
-		t.Error("the same seed and cell gave different draws")
-	}
-	if b := draw(2, "tight_vs_default", "hle", "r1"); equalInts(a, b) {
-		t.Error("another seed gave the same draws")
-	}
-	if b := draw(1, "tight_vs_default", "hle", "r2"); equalInts(a, b) {
-		t.Error("another cell gave the same draws")
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// intN draws exactly what math/rand/v2's Rand.IntN draws from the same PCG.
-func TestIntNIsRandIntN(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 7, 64, 150, 450, 1000, 10007, 1 << 20, 3 << 40} {
-		a := rand.NewPCG(20261022, uint64(n))
-		b := rand.New(rand.NewPCG(20261022, uint64(n)))
-		for i := 0; i < 10000; i++ {
-			if x, y := intN(a, n), b.IntN(n); x != y {
-				t.Fatalf("n=%d draw %d: %d, rand.IntN %d", n, i, x, y)
-			}
 		}
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"empties/internal/duck"
 	"empties/internal/store"
+	"empties/stages/classify"
+	"empties/stages/rescore"
 )
 
 // invariant is a contract of the tables: a query that returns the rows that
@@ -17,6 +21,9 @@ type invariant struct {
 	query  string
 }
 
+// invariants_ are the contracts; the class list and the policies come from
+// the classifier and rescore (the vocabulary `empties schema --format json`
+// exports), never from a copy here.
 var invariants_ = []invariant{
 	{"one reply per sample × epoch", []string{"replies"},
 		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
@@ -28,13 +35,28 @@ var invariants_ = []invariant{
 	{"every sample a log's summaries list is a reply or an ingest_errors row", []string{"logs", "ingest_errors"},
 		"SELECT l.path, l.summary_count, l.sample_count FROM logs l WHERE l.summary_count > l.sample_count + (SELECT count(*) FROM ingest_errors e WHERE e.path = l.path) AND coalesce(json_extract_string(l.eval_config, '$.log_samples'), 'true') <> 'false'"},
 	{"every class is one of the seed's", []string{"replies"},
-		"SELECT class FROM replies WHERE class NOT IN ('error','no_choices','filtered','refusal_flag','error_text','truncated_empty','tool_only','reasoning_only','silent','truncated_text','answer')"},
+		"SELECT class FROM replies WHERE class NOT IN (" + sqlList(classify.Classes()) + ")"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
-		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> ['P0','P1','P2','P3']"},
+		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(rescore.Policies)) + "]"},
 	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
 		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
 	{"headline counts add up", []string{"headlines"},
 		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
+}
+
+// sqlList is the names as a comma-separated list of SQL string literals.
+func sqlList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = duck.Quote(n)
+	}
+	return strings.Join(quoted, ", ")
+}
+
+func sorted(names []string) []string {
+	out := append([]string(nil), names...)
+	sort.Strings(out)
+	return out
 }
 
 func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {

@@ -96,7 +96,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	var dropped []string
 	if changed > 0 {
 		// Every later table was computed from the old classes.
-		dropped = store.TablesExcept(opts.Data, "logs", "replies", "scores", "model_calls", "ingest_errors", "exposure")
+		dropped = store.TablesExcept(opts.Data, schema.KeptWhenRepliesChange()...)
 		if err := ds.Drop(dropped...); err != nil {
 			return err
 		}

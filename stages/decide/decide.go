@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -130,34 +131,238 @@ type decider struct {
 	have map[string]bool
 }
 
-// cell is one row behind a rule. bar is the cell's own threshold where the
-// rule has one per cell (D3).
-type cell struct {
-	name  string
-	value float64
-	extra string
-	bar   float64
-	kind  string // the eval's kind (refusal or capability), where the query gives it
+// Comparators of a rule's test. Both compare in percentage points with the
+// tolerance tolerancePP, so a value equal to its threshold up to float noise
+// (7/24 computed as 1 − 17/24 and as 7/24 differs in the 15th digit) is equal,
+// never "more than". Shares here are x / n with n up to a few thousand
+// samples, so two values that really differ do so by far more than 1e-9 pp.
+type comparator int
+
+const (
+	atLeast  comparator = iota // "X% or more", "reaches"
+	moreThan                   // "more than X"
+)
+
+// tolerancePP is how far apart, in percentage points, two numbers may be
+// and still count as equal at a threshold.
+const tolerancePP = 1e-9
+
+func (c comparator) symbol() string {
+	if c == atLeast {
+		return "≥"
+	}
+	return ">"
 }
 
-func (c cell) String() string { return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.extra) }
+// comparePP compares a and b, both in percentage points, equal within
+// tolerancePP.
+func comparePP(a, b float64) int {
+	switch {
+	case math.Abs(a-b) <= tolerancePP:
+		return 0
+	case a < b:
+		return -1
+	default:
+		return 1
+	}
+}
 
-func (d *decider) cells(table, q string) ([]cell, error) {
-	if !d.have[table] {
+// passes reports whether v passes threshold t under c; v and t are in unit u.
+func (c comparator) passes(u unit, v, t float64) bool {
+	d := comparePP(u.toPP(v), u.toPP(t))
+	if c == atLeast {
+		return d >= 0
+	}
+	return d > 0
+}
+
+// unit is what a rule's values and its manifest threshold are measured in.
+type unit int
+
+const (
+	share unit = iota // a fraction of 1 (manifest 0.05 = 5%)
+	pp                // percentage points of the eval's own scale
+)
+
+func (u unit) toPP(v float64) float64 {
+	if u == share {
+		return v * 100
+	}
+	return v
+}
+
+func (u unit) format(v float64) string {
+	if u == share {
+		return fmt.Sprintf("%g%%", v*100)
+	}
+	return fmt.Sprintf("%g pp", v)
+}
+
+// rule is one decision rule: its tests and the recommendation attached to
+// each verdict. In Met and NotMet, {evals} is replaced by the evals of the
+// cells that met the rule and {threshold} by the first test's threshold.
+type rule struct {
+	ID, Question        string
+	Tests               []test
+	Text                string // the threshold in words, with one %s per test (its comparator and value)
+	Met, NotMet, NoData string
+}
+
+// test is one query of a rule, compared cell by cell with a manifest
+// threshold.
+type test struct {
+	Table string     // the analysis table read (the test has no cells without it)
+	Query string     // yields cell, value, detail[, bar][, kind]; see rules
+	Key   string     // the manifest threshold (thresholds: in data/study.yaml)
+	Cmp   comparator // how a cell's value meets the threshold
+	Unit  unit       // of the value, the bar and the threshold
+}
+
+// cell is one row behind a rule.
+type cell struct {
+	name, detail, kind string
+	value              float64
+	bar                *float64 // the cell's own threshold, where larger than the manifest's
+	test               int      // index of the rule's test that yielded it
+	hit                bool
+}
+
+func (c cell) String() string { return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.detail) }
+
+// result is a rule's evaluated cells.
+type result struct {
+	rule  rule
+	cells []cell
+}
+
+// verdictOf is the verdict of a rule over some of its cells.
+func verdictOf(cs []cell) string {
+	if len(cs) == 0 {
+		return NoData
+	}
+	for _, c := range cs {
+		if c.hit {
+			return Met
+		}
+	}
+	return NotMet
+}
+
+func hits(cs []cell) []cell { return where(cs, func(c cell) bool { return c.hit }) }
+
+func (d *decider) all() ([]schema.Decision, error) {
+	var out []schema.Decision
+	results := map[string]result{}
+	for _, r := range rules {
+		res, err := d.rule(r)
+		if err != nil {
+			return nil, err
+		}
+		results[r.ID] = res
+		out = append(out, res.decision(d.t))
+	}
+	for _, h := range hypotheses {
+		out = append(out, h.decide(results))
+	}
+	return out, nil
+}
+
+// rule runs a rule's tests and marks the cells that meet their thresholds.
+func (d *decider) rule(r rule) (result, error) {
+	res := result{rule: r}
+	for ti, t := range r.Tests {
+		bar, err := threshold(d.t, t.Key)
+		if err != nil {
+			return res, err
+		}
+		cs, err := d.cells(t, ti)
+		if err != nil {
+			return res, err
+		}
+		res.cells = append(res.cells, t.mark(bar, cs)...)
+	}
+	return res, nil
+}
+
+// mark sets each cell's hit: its value passes the manifest's threshold and,
+// where the cell has one, its own bar.
+func (t test) mark(threshold float64, cs []cell) []cell {
+	for i := range cs {
+		c := &cs[i]
+		c.hit = t.Cmp.passes(t.Unit, c.value, threshold) && (c.bar == nil || t.Cmp.passes(t.Unit, c.value, *c.bar))
+	}
+	return cs
+}
+
+// decision is the decisions row of an evaluated rule.
+func (res result) decision(th manifest.Thresholds) schema.Decision {
+	r := res.rule
+	var tables []string
+	var bars []any
+	seen := map[string]bool{}
+	for _, t := range r.Tests {
+		v, _ := threshold(th, t.Key)
+		bars = append(bars, t.Cmp.symbol()+" "+t.Unit.format(v))
+		if !seen[t.Table] {
+			seen[t.Table] = true
+			tables = append(tables, t.Table)
+		}
+	}
+	dec := schema.Decision{Rule: r.ID, Question: r.Question, Threshold: fmt.Sprintf(r.Text, bars...),
+		Inputs: strings.Join(tables, ", ")}
+	// The deciding number is the first test's largest value, in its unit.
+	dec.Value = maxOf(where(res.cells, func(c cell) bool { return c.test == 0 }))
+	v0, _ := threshold(th, r.Tests[0].Key)
+	fill := strings.NewReplacer("{evals}", evalsOf(hits(res.cells)), "{threshold}", r.Tests[0].Unit.format(v0))
+	switch dec.Verdict = verdictOf(res.cells); dec.Verdict {
+	case NoData:
+		dec.Recommendation = r.NoData
+	case Met:
+		dec.Recommendation, dec.Cells = fill.Replace(r.Met), list(hits(res.cells))
+	default:
+		dec.Recommendation, dec.Cells = fill.Replace(r.NotMet), list(res.cells)
+	}
+	return dec
+}
+
+// threshold is the manifest's value for a thresholds: key (its yaml tag), so
+// a rule names its threshold as data/study.yaml does.
+func threshold(t manifest.Thresholds, key string) (float64, error) {
+	v := reflect.ValueOf(t)
+	for i := 0; i < v.NumField(); i++ {
+		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == key {
+			if p, ok := v.Field(i).Interface().(*float64); ok && p != nil {
+				return *p, nil
+			}
+			return 0, fmt.Errorf("decide: the manifest has no thresholds: %s", key)
+		}
+	}
+	return 0, fmt.Errorf("decide: %s is not a manifest threshold", key)
+}
+
+// cells runs a test's query; a test whose table is missing has no cells.
+func (d *decider) cells(t test, ti int) ([]cell, error) {
+	if !d.have[t.Table] {
 		return nil, nil
 	}
-	rows, err := d.db.QueryContext(d.ctx, q)
+	rows, err := d.db.QueryContext(d.ctx, t.Query)
 	if err != nil {
-		return nil, fmt.Errorf("decide: %s: %w", table, err)
+		return nil, fmt.Errorf("decide: %s: %w", t.Table, err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) < 3 || cols[0] != "cell" || cols[1] != "value" || cols[2] != "detail" {
+		return nil, fmt.Errorf("decide: a query on %s must yield cell, value, detail first, not %v", t.Table, cols)
+	}
 	var out []cell
 	for rows.Next() {
-		var c cell
+		c := cell{test: ti}
 		var v, bar sql.NullFloat64
-		var extra, kind sql.NullString
-		dest := []any{&c.name, &v, &extra}
-		cols, _ := rows.Columns()
+		var detail, kind sql.NullString
+		dest := []any{&c.name, &v, &detail}
 		for _, col := range cols[3:] {
 			switch col {
 			case "bar":
@@ -165,17 +370,19 @@ func (d *decider) cells(table, q string) ([]cell, error) {
 			case "kind":
 				dest = append(dest, &kind)
 			default:
-				return nil, fmt.Errorf("decide: unexpected column %s", col)
+				return nil, fmt.Errorf("decide: unexpected column %s in a query on %s", col, t.Table)
 			}
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		c.bar, c.kind = bar.Float64, kind.String
 		if !v.Valid || math.IsNaN(v.Float64) {
 			continue
 		}
-		c.value, c.extra = v.Float64, extra.String
+		c.value, c.detail, c.kind = v.Float64, detail.String, kind.String
+		if bar.Valid && !math.IsNaN(bar.Float64) {
+			c.bar = &bar.Float64
+		}
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -210,146 +417,6 @@ func where(cs []cell, keep func(cell) bool) []cell {
 	return out
 }
 
-func pct(f float64) string { return fmt.Sprintf("%g%%", f*100) }
-
-func (d *decider) all() ([]schema.Decision, error) {
-	var out []schema.Decision
-	d1a, err := d.cells("d1a_truncation", `SELECT eval || ' × ' || route, share, printf(' [%.3g, %.3g], n=%d', ci_low, ci_high, n_samples)
-	  FROM d1a_truncation WHERE n_samples > 0 ORDER BY eval, route`)
-	if err != nil {
-		return nil, err
-	}
-	raise, helper := *d.t.D1aRecommendRaise, *d.t.D1aRecommendHelper
-	d1aRaise := schema.Decision{Rule: "D1a.raise", Question: "truncated_empty share of all samples per eval × reasoning route at the eval's own settings",
-		Threshold: "≥ " + pct(raise) + " in any cell", Inputs: "d1a_truncation", Value: maxOf(d1a)}
-	d1aHelper := schema.Decision{Rule: "D1a.helper", Question: d1aRaise.Question,
-		Threshold: "≥ " + pct(helper) + " in any cell (else: under it everywhere)", Inputs: "d1a_truncation", Value: maxOf(d1a)}
-	if len(d1a) == 0 {
-		d1aRaise.Verdict, d1aHelper.Verdict = NoData, NoData
-		d1aRaise.Recommendation = "no reasoning-route cells in the default arm yet"
-		d1aHelper.Recommendation = d1aRaise.Recommendation
-	} else {
-		hit := where(d1a, func(c cell) bool { return c.value >= raise })
-		if len(hit) > 0 {
-			d1aRaise.Verdict = Met
-			d1aRaise.Recommendation = "raise max_tokens for reasoning models (or leave it unset) in: " + evalsOf(hit)
-			d1aRaise.Cells = list(hit)
-		} else {
-			d1aRaise.Verdict = NotMet
-			d1aRaise.Recommendation = "no eval needs to raise max_tokens on this rule"
-			d1aRaise.Cells = list(d1a)
-		}
-		hit = where(d1a, func(c cell) bool { return c.value >= helper })
-		if len(hit) > 0 {
-			d1aHelper.Verdict = Met
-			d1aHelper.Recommendation = "the shared helper routes truncation as unscored with reason max_tokens, after one retry"
-			d1aHelper.Cells = list(hit)
-		} else {
-			d1aHelper.Verdict = NotMet
-			d1aHelper.Recommendation = "under " + pct(helper) + " everywhere: document the risk only"
-			d1aHelper.Cells = list(d1a)
-		}
-	}
-	out = append(out, d1aRaise, d1aHelper)
-
-	d1b, err := d.cells("d1b_non_refusal", `SELECT eval, share_non_refusal, printf(' [%.3g, %.3g], n=%d re-run samples', ci_low, ci_high, n_samples)
-	  FROM d1b_non_refusal WHERE pooled AND n_samples > 0 ORDER BY eval`)
-	if err != nil {
-		return nil, err
-	}
-	nonRef := *d.t.D1bNonRefusal
-	dec := schema.Decision{Rule: "D1b", Question: "among truncated replies re-run with more room, the share that become something other than a refusal, per refusal eval",
-		Threshold: "≥ " + pct(nonRef) + " in any refusal eval", Inputs: "d1b_non_refusal", Value: maxOf(d1b)}
-	switch hit := where(d1b, func(c cell) bool { return c.value >= nonRef }); {
-	case len(d1b) == 0:
-		dec.Verdict, dec.Recommendation = NoData, "no wide re-runs of refusal evals yet"
-	case len(hit) > 0:
-		dec.Verdict, dec.Cells = Met, list(hit)
-		dec.Recommendation = "truncation is never scored as a refusal (as XSTest's guard does for empty text today)"
-	default:
-		dec.Verdict, dec.Cells = NotMet, list(d1b)
-		dec.Recommendation = "no recommendation from D1(b)"
-	}
-	out = append(out, dec)
-
-	d2, err := d.cells("d2_form_disagreement", `SELECT model || ': ' || route_a || ' vs ' || route_b, share_forms_differ,
-	    printf(' [%.3g, %.3g], n=%d samples where either refused; both refused in %.3g', ci_low, ci_high, n_either_refused, share_both_refused)
-	  FROM d2_form_disagreement WHERE pooled AND n_either_refused > 0 ORDER BY model, route_a, route_b`)
-	if err != nil {
-		return nil, err
-	}
-	d2t := *d.t.D2FormDisagreement
-	dec = schema.Decision{Rule: "D2", Question: "per model with two routes, among samples where either route refused, the share delivered in different forms",
-		Threshold: "≥ " + pct(d2t) + " for any pair", Inputs: "d2_form_disagreement", Value: maxOf(d2)}
-	d2Hit := where(d2, func(c cell) bool { return c.value >= d2t })
-	switch {
-	case len(d2) == 0:
-		dec.Verdict, dec.Recommendation = NoData, "no model with two routes and a refusal on either yet"
-	case len(d2Hit) > 0:
-		dec.Verdict, dec.Cells = Met, list(d2Hit)
-		dec.Recommendation = "a shared classifier that reads stop_reason, the refusal flag on text content, stop_details and ModelOutput.error, not completion alone; raise provider normalisation with Inspect"
-	default:
-		dec.Verdict, dec.Cells = NotMet, list(d2)
-		dec.Recommendation = "a stop_reason check plus the refusal flag is enough"
-	}
-	out = append(out, dec)
-
-	floor := *d.t.D3MinDeltaPP
-	d3all, err := d.cells("d3_headline_deltas", fmt.Sprintf(`SELECT eval || ' × ' || route || ' × ' || arm, abs(delta),
-	    printf(' (P3 − P0 = %%.4g; threshold max(%%.4g, half-width %%.4g) = %%.4g; %%s eval)', delta, %g * pp_unit, coalesce(p0_half_width, 0),
-	      greatest(%g * pp_unit, coalesce(p0_half_width, 0)), kind),
-	    greatest(%g * pp_unit, coalesce(p0_half_width, 0)) AS bar, kind
-	  FROM d3_headline_deltas WHERE is_primary AND delta IS NOT NULL ORDER BY eval, route, arm`, floor, floor, floor))
-	if err != nil {
-		return nil, err
-	}
-	d3hits := where(d3all, func(c cell) bool { return c.value > c.bar })
-	dec = schema.Decision{Rule: "D3", Question: "on the primary cells, does class-aware routing (P3) change the headline metric compared with the current code (P0)",
-		Threshold: fmt.Sprintf("|P3 − P0| > max(%g pp, the P0 %s half-width) on a primary cell", floor, pct(*d.t.Interval)),
-		Inputs:    "d3_headline_deltas", Value: maxOf(d3all)}
-	switch {
-	case len(d3all) == 0:
-		dec.Verdict, dec.Recommendation = NoData, "no primary cell with both P0 and P3 headlines yet"
-	case len(d3hits) > 0:
-		dec.Verdict, dec.Cells = Met, list(d3all)
-		dec.Recommendation = "replace preset_score_on_no_response with a class-aware helper and make its use a checklist item"
-	default:
-		dec.Verdict, dec.Cells = NotMet, list(d3all)
-		dec.Recommendation = "document the classes in BEST_PRACTICES.md and leave the helper as is"
-	}
-	out = append(out, dec)
-
-	pass, dis := *d.t.D4PassRate, *d.t.D4RepeatDisagree
-	d4pass, err := d.cells("d4_judge_behaviour", `SELECT eval || ' × ' || judge_model || ' × ' || form, pass_rate, printf(' pass rate, n=%d cases', n_scored_cases)
-	  FROM d4_judge_behaviour WHERE NOT pooled AND n_scored_cases > 0 ORDER BY eval, judge_model, form`)
-	if err != nil {
-		return nil, err
-	}
-	d4dis, err := d.cells("d4_judge_behaviour", `SELECT eval || ' × ' || judge_model || ' × ' || form, repeat_disagreement, printf(' repeats disagree, n=%d cases', n_repeated_cases)
-	  FROM d4_judge_behaviour WHERE NOT pooled AND n_repeated_cases > 0 ORDER BY eval, judge_model, form`)
-	if err != nil {
-		return nil, err
-	}
-	dec = schema.Decision{Rule: "D4", Question: "does an eval's default judge, given a non-answer that can reach it today, pass it or disagree with itself",
-		Threshold: fmt.Sprintf("pass rate > %s, or repeats differ for > %s of cases", pct(pass), pct(dis)), Inputs: "d4_judge_behaviour",
-		Value: maxOf(d4pass)}
-	d4hit := append(where(d4pass, func(c cell) bool { return c.value > pass }), where(d4dis, func(c cell) bool { return c.value > dis })...)
-	switch {
-	case len(d4pass) == 0 && len(d4dis) == 0:
-		dec.Verdict, dec.Recommendation = NoData, "no Part C judge tests yet"
-	case len(d4hit) > 0:
-		dec.Verdict, dec.Cells = Met, list(d4hit)
-		dec.Recommendation = "model-graded evals must bypass the judge for every non-answer class, not only empty text"
-	default:
-		dec.Verdict, dec.Cells = NotMet, list(append(d4pass, d4dis...))
-		dec.Recommendation = "no recommendation from D4"
-	}
-	out = append(out, dec)
-
-	out = append(out, hypotheses(out, d3hits, d4pass, d4dis, raise, helper)...)
-	return out, nil
-}
-
 func evalsOf(cs []cell) string {
 	seen := map[string]bool{}
 	var out []string
@@ -364,85 +431,102 @@ func evalsOf(cs []cell) string {
 	return strings.Join(out, ", ")
 }
 
-func find(rows []schema.Decision, rule string) schema.Decision {
-	for _, r := range rows {
-		if r.Rule == rule {
-			return r
-		}
-	}
-	return schema.Decision{}
+// hypothesis is one of H1-H4: a truth table over the rules' facts.
+type hypothesis struct {
+	ID, Question, Threshold, Inputs string
+	Table                           []when
 }
 
-// hypotheses applies H1-H4 (pre-registration section 2) to the rules' results.
-func hypotheses(rules []schema.Decision, d3hits, d4pass, d4dis []cell, raise, helper float64) []schema.Decision {
-	h1 := schema.Decision{Rule: "H1", Question: "truncation is a material share of samples for reasoning models, and many truncations are not refusals",
-		Threshold: fmt.Sprintf("supported: D1(a) ≥ %s in a cell and D1(b) met; against: D1(a) < %s in every cell", pct(raise), pct(helper)),
-		Inputs:    "D1a, D1b"}
-	switch a, b := find(rules, "D1a.raise"), find(rules, "D1b"); {
-	case a.Verdict == NoData:
-		h1.Verdict = NoData
-	case a.Verdict == Met && b.Verdict == Met:
-		h1.Verdict = Supported
-	case find(rules, "D1a.helper").Verdict == NotMet:
-		h1.Verdict = Against
-	case b.Verdict == NoData:
-		h1.Verdict = NoData
-	default:
-		h1.Verdict = Unresolved
+// when is one row of a hypothesis's truth table: if every fact named in If
+// has the given verdict, the hypothesis gets Then, citing the cells of the
+// fact Cite (if any).
+type when struct {
+	If   is
+	Then string
+	Cite string
+}
+
+// is maps fact names to the verdict each must have.
+type is map[string]string
+
+// decide evaluates the truth table.
+func (h hypothesis) decide(results map[string]result) schema.Decision {
+	dec := schema.Decision{Rule: h.ID, Question: h.Question, Threshold: h.Threshold, Inputs: h.Inputs, Verdict: Unresolved}
+	for _, row := range h.Table {
+		holds := true
+		for name, want := range row.If {
+			v, _ := fact(results, name)
+			holds = holds && v == want
+		}
+		if holds {
+			dec.Verdict = row.Then
+			if row.Cite != "" {
+				_, cs := fact(results, row.Cite)
+				dec.Cells = list(cs)
+			}
+			break
+		}
 	}
-	h2 := schema.Decision{Rule: "H2", Question: "the same refusal reaches the scorer in different forms depending on the route",
-		Threshold: "supported: D2 met for a pair; against: every pair under it", Inputs: "D2"}
-	switch find(rules, "D2").Verdict {
-	case Met:
-		h2.Verdict = Supported
-	case NotMet:
-		h2.Verdict = Against
-	default:
-		h2.Verdict = NoData
+	dec.Recommendation = hypothesisNotes[dec.Verdict]
+	return dec
+}
+
+// fact is a verdict, and the cells behind it, derived from a rule's result:
+//
+//	R             the rule's verdict (cells: the hits, or all when not met)
+//	R[k]          the verdict over the cells of eval kind k only
+//	R.largest     the verdict over the cells tied (within tolerancePP) for the largest value
+//	R.largest[k]  the same over those of them of kind k (not enough data: none is of kind k)
+//	R.zero        met when every cell's value is zero (within tolerancePP)
+//
+// An unknown rule is "not enough data".
+func fact(results map[string]result, name string) (string, []cell) {
+	kind := ""
+	if i := strings.LastIndex(name, "["); i > 0 && strings.HasSuffix(name, "]") {
+		name, kind = name[:i], name[i+1:len(name)-1]
 	}
-	h3 := schema.Decision{Rule: "H3", Question: "the routing choice moves headline metrics of safety evals more than those of capability evals",
-		Threshold: "supported: the largest P3 − P0 change on a primary cell is on a safety eval and meets D3; against: no safety eval meets it",
-		Inputs:    "D3"}
-	switch d3 := find(rules, "D3"); {
-	case d3.Verdict == NoData:
-		h3.Verdict = NoData
-	default:
-		var best *cell
-		for i := range d3hits {
-			if best == nil || d3hits[i].value > best.value {
-				best = &d3hits[i]
+	op := ""
+	for _, suffix := range []string{".largest", ".zero"} {
+		if strings.HasSuffix(name, suffix) {
+			name, op = strings.TrimSuffix(name, suffix), suffix
+		}
+	}
+	res, ok := results[name]
+	if !ok {
+		return NoData, nil
+	}
+	cs := res.cells
+	switch op {
+	case ".largest":
+		var top []cell
+		for _, c := range cs {
+			switch {
+			case len(top) == 0 || comparePP(res.unitOf(c).toPP(c.value), res.unitOf(top[0]).toPP(top[0].value)) > 0:
+				top = []cell{c}
+			case comparePP(res.unitOf(c).toPP(c.value), res.unitOf(top[0]).toPP(top[0].value)) == 0:
+				top = append(top, c)
 			}
 		}
-		safetyHit := false
-		for _, c := range d3hits {
-			safetyHit = safetyHit || c.kind == "refusal"
+		cs = top
+	case ".zero":
+		if len(cs) == 0 {
+			return NoData, nil
 		}
-		switch {
-		case best != nil && best.kind == "refusal":
-			h3.Verdict, h3.Cells = Supported, best.String()
-		case !safetyHit:
-			h3.Verdict = Against
-		default:
-			h3.Verdict, h3.Cells = Unresolved, best.String()
+		for _, c := range cs {
+			if comparePP(res.unitOf(c).toPP(c.value), 0) != 0 {
+				return NotMet, nil
+			}
 		}
+		return Met, nil
 	}
-	h4 := schema.Decision{Rule: "H4", Question: "judges grade non-answers badly",
-		Threshold: "supported: D4 met for a judge; against: every judge consistent and never passing a non-answer", Inputs: "D4"}
-	switch find(rules, "D4").Verdict {
-	case Met:
-		h4.Verdict = Supported
-	case NoData:
-		h4.Verdict = NoData
-	default:
-		clean := true
-		for _, c := range append(d4pass, d4dis...) {
-			clean = clean && c.value == 0
-		}
-		h4.Verdict = map[bool]string{true: Against, false: Unresolved}[clean]
+	if kind != "" {
+		cs = where(cs, func(c cell) bool { return c.kind == kind })
 	}
-	for _, h := range []*schema.Decision{&h1, &h2, &h3, &h4} {
-		h.Recommendation = map[string]string{Supported: "the hypothesis holds on this data", Against: "the data speak against the hypothesis",
-			Unresolved: "neither the supporting nor the opposing condition holds", NoData: "missing inputs"}[h.Verdict]
+	v := verdictOf(cs)
+	if v == Met {
+		return v, hits(cs)
 	}
-	return []schema.Decision{h1, h2, h3, h4}
+	return v, cs
 }
+
+func (res result) unitOf(c cell) unit { return res.rule.Tests[c.test].Unit }

@@ -50,7 +50,7 @@ func TestDecisionRulesUseManifestThresholds(t *testing.T) {
 	  ('strong_reject', 'judge', 'empty', false, 20, 0.05::DOUBLE, 10, 0.0::DOUBLE),
 	  ('coconot_original', 'judge', 'empty', false, 20, 0.0, 10, 0.2)) t(eval, judge_model, form, pooled, n_scored_cases, pass_rate, n_repeated_cases, repeat_disagreement)`)
 	// D3: a primary refusal-eval cell moving 3 pp on a 0-100 metric with half-width 2 → met.
-	writeTable(t, dir, "d3_headline_deltas", `SELECT * FROM (VALUES
+	writeTable(t, dir, "d3_headline_deltas", `SELECT *, delta / pp_unit AS delta_pp, p0_half_width / pp_unit AS p0_half_width_pp FROM (VALUES
 	  ('xstest_safe', 'r1', 'default', 'refusal', true, 3.0::DOUBLE, 1.0::DOUBLE, 2.0::DOUBLE),
 	  ('gpqa_diamond', 'r1', 'default', 'capability', false, 0.5, 0.01, 0.02)) t(eval, route, arm, kind, is_primary, delta, pp_unit, p0_half_width)`)
 

@@ -650,7 +650,10 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
 		return err
 	}
-	if err := ds.Drop(store.TablesExcept(ds.Dir, keptByIngest...)...); err != nil {
+	// Every table computed from the rows a new ingest replaces is removed
+	// (schema.KeptWhenRepliesChange: ingest's own and exposure stay): run
+	// the later stages again.
+	if err := ds.Drop(store.TablesExcept(ds.Dir, schema.KeptWhenRepliesChange()...)...); err != nil {
 		return err
 	}
 	if err := ds.Commit(); err != nil {
@@ -667,11 +670,6 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	os.Remove(tmp + ".wal")
 	return ds.Commit(dbName)
 }
-
-// Tables ingest writes, and tables that do not derive from the logs; every
-// other table of the dataset was computed from the replies a new ingest
-// replaces, so it is removed: run the later stages again.
-var keptByIngest = []string{"logs", "replies", "scores", "model_calls", "ingest_errors", "exposure"}
 
 func newLogContext(path string, l *evallog.Log) *logContext {
 	h := l.Header

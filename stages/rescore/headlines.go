@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 	json "github.com/goccy/go-json"
 
+	"empties/internal/bootstrap"
 	"empties/internal/duck"
 	"empties/internal/evallog"
 	"empties/internal/manifest"
@@ -71,7 +70,11 @@ type derived struct {
 // computeHeadlines recomputes every eval's headline per eval × route × arm ×
 // policy with bootstrap intervals, and per log for the P0 check; then each
 // reply's outcome and the Part C judge tests.
-func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*derived, error) {
+//
+// dir is the dataset; merged holds the tables this run has merged and not
+// yet committed (policy_scores, log_assignments, judge_verdicts), which
+// replace the dataset's.
+func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manifest) (*derived, error) {
 	connector, err := duckdb.NewConnector("?autoinstall_known_extensions=false&autoload_known_extensions=false", nil)
 	if err != nil {
 		return nil, err
@@ -80,6 +83,9 @@ func computeHeadlines(ctx context.Context, dir string, m *manifest.Manifest) (*d
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
 	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	if _, err := duck.CreateViews(ctx, db, merged); err != nil {
 		return nil, err
 	}
 	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {
@@ -151,27 +157,20 @@ func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *m
 		}
 		for _, k := range order {
 			ids := cells[k]
-			rng := rand.New(rand.NewPCG(m.Bootstrap.Seed, cellHash(eval, k[0], k[1])))
-			for r := 0; r < m.Bootstrap.Resamples; r++ {
-				for range ids {
-					if err := app.AppendRow(k[0], k[1], int32(r), ids[rng.IntN(len(ids))]); err != nil {
-						app.Close()
-						return err
+			bootstrap.ForEachResample(m.Bootstrap.Seed, m.Bootstrap.Resamples, len(ids), []string{eval, k[0], k[1]}, func(r int, idx []int) {
+				for _, i := range idx {
+					if err == nil {
+						err = app.AppendRow(k[0], k[1], int32(r), ids[i])
 					}
 				}
+			})
+			if err != nil {
+				app.Close()
+				return err
 			}
 		}
 		return app.Close()
 	})
-}
-
-func cellHash(parts ...string) uint64 {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
 }
 
 func evalHeadlines(ctx context.Context, db *sql.DB, m *manifest.Manifest, p *manifest.Profile, level float64) ([]schema.Headline, error) {

@@ -106,16 +106,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	replies := map[sampleKey]*schema.Reply{}
 	counts := map[string]int{}
-	// One pass over replies: each gains its pairing key, and each placed in
-	// the study gets its policy rows.
-	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
-		r.PairKey = nil
+	// One pass over replies (read only: replies belong to ingest): each
+	// placed in the study gets its policy rows.
+	err = store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
 		a, ok := assigned[r.LogID]
 		if !ok {
 			return nil
 		}
-		pk := PairKey(a.Eval, a.Route, r.SampleID, r.Epoch)
-		r.PairKey = &pk
 		p := m.Profiles[a.Eval]
 		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
@@ -155,10 +152,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 			return err
 		}
 	}
-	if err := ds.Commit(); err != nil {
-		return err
-	}
-	d, err := computeHeadlines(ctx, opts.Data, m)
+	// The headlines read the policy rows, assignments and verdicts merged
+	// above, before anything is committed: every table rescore writes goes
+	// into the dataset in the one Commit below.
+	d, err := computeHeadlines(ctx, opts.Data, ds.Merged(), m)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,10 @@ func Command() *cli.Command {
 		Usage:     "print the tables empties writes: columns, types, meanings",
 		ArgsUsage: "[TABLE]",
 		Description: `Prints every table (or one), its grain, and each column's type, nullability
-and meaning. The same declarations write the Parquet files.
+and meaning. The same declarations write the Parquet files. The JSON form also
+carries the vocabulary the tables use (reply classes in order, classifier
+rules, provider error forms, the non-answer rule, judge classes, policies, call
+kinds), from the code that defines them; scripts read it from there.
 
 Examples:
    empties schema
@@ -52,6 +55,7 @@ type table struct {
 	Name    string          `json:"name"`
 	Grain   string          `json:"grain"`
 	Doc     string          `json:"doc"`
+	Owner   string          `json:"owner"` // the one stage that writes it (schema.Owner; analyze for outputs)
 	Columns []schema.Column `json:"columns"`
 }
 
@@ -59,7 +63,7 @@ type table struct {
 func allTables() ([]table, error) {
 	var out []table
 	for _, t := range schema.Tables() {
-		out = append(out, table{t.Name, t.Grain, t.Doc, t.Columns()})
+		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), t.Columns()})
 	}
 	suite, err := analyze.LoadSuite(sqlfiles.FS)
 	if err != nil {
@@ -72,7 +76,7 @@ func allTables() ([]table, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := suite.Contracts[n]
-		t := table{Name: c.Output, Grain: c.Grain, Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
+		t := table{Name: c.Output, Grain: c.Grain, Owner: "analyze", Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
 		for _, col := range c.Columns {
 			t.Columns = append(t.Columns, schema.Column{Name: col.Name, Type: col.Type, Nullable: !col.NotNull, Doc: col.Doc})
 		}
@@ -126,9 +130,10 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 		}
 	case "json":
 		out := struct {
-			Version int     `json:"version"`
-			Tables  []table `json:"tables"`
-		}{Version: schema.Version, Tables: tables}
+			Version    int        `json:"version"`
+			Tables     []table    `json:"tables"`
+			Vocabulary Vocabulary `json:"vocabulary"`
+		}{Version: schema.Version, Tables: tables, Vocabulary: vocabulary()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err

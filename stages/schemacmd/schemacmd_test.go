@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
+	"slices"
 	"testing"
 
 	"empties/schema"
+	"empties/stages/classify"
+	"empties/stages/rescore"
 	"empties/stages/schemacmd"
 )
 
@@ -44,5 +48,53 @@ func TestSchemaListsEveryTable(t *testing.T) {
 	}
 	if err := schemacmd.Run(context.Background(), schemacmd.Options{Table: "nope", Format: "text"}, &out); err == nil {
 		t.Error("an unknown table was accepted")
+	}
+}
+
+// The JSON schema carries the vocabulary, each set as its package defines
+// it: a script reading it classifies as the Go classifier does.
+func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
+	var out bytes.Buffer
+	if err := schemacmd.Run(context.Background(), schemacmd.Options{Format: "json"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Vocabulary schemacmd.Vocabulary `json:"vocabulary"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := doc.Vocabulary
+	if !slices.Equal(v.Classes, classify.Classes()) || v.Classes[0] != classify.Error || v.Classes[len(v.Classes)-1] != classify.Answer {
+		t.Errorf("classes %v", v.Classes)
+	}
+	if !slices.Equal(v.Policies, rescore.Policies) || len(v.CallKinds) != 3 || len(v.JudgeClasses) != 5 {
+		t.Errorf("policies %v, call kinds %v, judge classes %v", v.Policies, v.CallKinds, v.JudgeClasses)
+	}
+	if len(v.Rules) != len(classify.OrderedRules()) || len(v.ErrorForms) != len(classify.ErrorForms) {
+		t.Fatalf("%d rules, %d forms", len(v.Rules), len(v.ErrorForms))
+	}
+	offered, notOffered := true, false
+	for _, c := range v.Classes {
+		want := classify.NonAnswer(c, &notOffered)
+		got := slices.Contains(v.NonAnswer.Classes, c) || slices.Contains(v.NonAnswer.UnlessToolsOffered, c)
+		if got != want {
+			t.Errorf("%s: exported non-answer without tools %v, classify says %v", c, got, want)
+		}
+		if got, want := slices.Contains(v.NonAnswer.Classes, c), classify.NonAnswer(c, &offered); got != want {
+			t.Errorf("%s: exported non-answer with tools %v, classify says %v", c, got, want)
+		}
+	}
+	// Every form's exported patterns match what the Go form matches.
+	for i, f := range v.ErrorForms {
+		for _, text := range []string{"Invalid prompt: your prompt was flagged as potentially violating our usage policy.", "BLOCKED: SAFETY\n", "(no content)", "an answer"} {
+			matched := false
+			for _, p := range f.Patterns {
+				matched = matched || regexp.MustCompile(p).MatchString(text)
+			}
+			if matched != classify.ErrorForms[i].Matches(text) {
+				t.Errorf("%s on %q: exported %v, Go %v", f.Name, text, matched, !matched)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package selectplan
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"
+	"empties/stages/analyze"
 )
 
 type replyKey struct {
@@ -22,20 +24,30 @@ type inputs struct {
 	logs     map[string]schema.Log
 	outcomes []schema.ReplyOutcome
 	replies  map[replyKey]*schema.Reply
-	calls    []schema.ModelCall // model-under-test and judge calls, for cost
+	prices   map[replyKey]rerunPrice // what re-running each reply's call costs
+	spent    float64                 // what the logged calls cost so far (the cost table's total)
 	judges   map[string]judgeUse
+}
+
+// rerunPrice is what one reply's call costs again, at its log's route: the
+// estimate from the tokens it used, and the wide arm's upper bound with the
+// whole new budget spent on output. ok is false without a price.
+type rerunPrice struct {
+	est, wideUpper float64
+	ok             bool
 }
 
 // judgeUse is what an eval's judge calls cost on average.
 type judgeUse struct {
 	Model          string
 	Calls          int
-	InTok, OutTok  float64
+	PerCallUSD     float64
+	Priced         bool
 	PerSampleCalls float64
 }
 
-func load(dir string) (*inputs, error) {
-	in := &inputs{logs: map[string]schema.Log{}, replies: map[replyKey]*schema.Reply{}, judges: map[string]judgeUse{}}
+func load(ctx context.Context, dir string, m *manifest.Manifest) (*inputs, error) {
+	in := &inputs{logs: map[string]schema.Log{}, replies: map[replyKey]*schema.Reply{}, prices: map[replyKey]rerunPrice{}, judges: map[string]judgeUse{}}
 	if err := store.Scan(dir, "logs", func(l *schema.Log) error { in.logs[l.LogID] = *l; return nil }); err != nil {
 		return nil, err
 	}
@@ -50,47 +62,8 @@ func load(dir string) (*inputs, error) {
 	}); err != nil {
 		return nil, err
 	}
-	evalOf := map[string]string{}
-	for _, o := range in.outcomes {
-		evalOf[o.LogID] = o.Eval
-	}
-	type agg struct {
-		model          string
-		calls, samples int
-		in, out        float64
-		seen           map[replyKey]bool
-	}
-	aggs := map[string]*agg{}
-	if err := store.Scan(dir, "model_calls", func(c *schema.ModelCall) error {
-		if c.Cache != nil && *c.Cache == "read" {
-			return nil // served from inspect's cache: not billed
-		}
-		cc := *c
-		cc.Text, cc.PromptText = "", nil
-		in.calls = append(in.calls, cc)
-		if c.Kind != "judge" || evalOf[c.LogID] == "" {
-			return nil
-		}
-		a := aggs[evalOf[c.LogID]]
-		if a == nil {
-			a = &agg{model: c.Model, seen: map[replyKey]bool{}}
-			aggs[evalOf[c.LogID]] = a
-		}
-		a.calls++
-		a.in += float64(deref(c.InputTokens))
-		a.out += float64(deref(c.OutputTokens))
-		k := replyKey{c.LogID, c.SampleID, c.Epoch}
-		if !a.seen[k] {
-			a.seen[k] = true
-			a.samples++
-		}
-		return nil
-	}); err != nil {
+	if err := in.loadPrices(ctx, dir, m); err != nil {
 		return nil, err
-	}
-	for e, a := range aggs {
-		in.judges[e] = judgeUse{Model: a.model, Calls: a.calls, InTok: a.in / float64(a.calls), OutTok: a.out / float64(a.calls),
-			PerSampleCalls: float64(a.calls) / float64(a.samples)}
 	}
 	sort.SliceStable(in.outcomes, func(i, j int) bool {
 		a, b := in.outcomes[i], in.outcomes[j]
@@ -103,86 +76,78 @@ func (in *inputs) reply(o *schema.ReplyOutcome) *schema.Reply {
 	return in.replies[replyKey{o.LogID, o.SampleID, o.Epoch}]
 }
 
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// routeFor finds the route that prices a model.
-func routeFor(m *manifest.Manifest, model string) *manifest.Route {
-	for i := range m.Routes {
-		r := &m.Routes[i]
-		if r.Name == model || r.Model == model {
-			return r
+// loadPrices prices every call through the analysis SQL (priced_calls and
+// its call_cost), so a plan's numbers are the cost table's: the same route
+// lookup, cache reads and writes and reasoning price. A re-run is the reply's
+// call once more, billed even where inspect's cache served the original.
+// Judge calls served from the cache say nothing of what a new call costs and
+// are left out of the Part C averages.
+func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manifest) error {
+	return analyze.Query(ctx, dir, analyze.ParamsFrom(m), []string{"priced_calls", "call_cost"}, func(c *sql.Conn) error {
+		if err := c.QueryRowContext(ctx, "SELECT coalesce(sum(cost_usd), 0) FROM priced_calls").Scan(&in.spent); err != nil {
+			return fmt.Errorf("select: priced_calls: %w", err)
 		}
-		for _, mm := range r.Models {
-			if mm == model {
-				return r
+		rows, err := c.QueryContext(ctx, `SELECT r.log_id, r.sample_id, r.epoch,
+		    call_cost(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
+		              s.price_input, s.price_cache_read, s.price_output, s.price_reasoning),
+		    call_cost(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, greatest(coalesce(r.output_tokens, 0), $1::BIGINT), 0,
+		              s.price_input, s.price_cache_read, s.price_output, s.price_reasoning)
+		  FROM replies r JOIN log_assignments a USING (log_id) JOIN study_routes s ON s.route = a.route`, m.Arms.Wide.MaxTokens)
+		if err != nil {
+			return fmt.Errorf("select: re-run prices: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k replyKey
+			var p rerunPrice
+			if err := rows.Scan(&k.LogID, &k.SampleID, &k.Epoch, &p.est, &p.wideUpper); err != nil {
+				return err
 			}
+			p.ok = true
+			in.prices[k] = p
 		}
-	}
-	return nil
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		jrows, err := c.QueryContext(ctx, `SELECT eval, arg_min(call_model, (log_id, sample_id, epoch, call_index)), count(*),
+		    count(DISTINCT (log_id, sample_id, epoch)), count(price_route) = count(*),
+		    avg(call_cost(input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
+		                  s.price_input, s.price_cache_read, s.price_output, s.price_reasoning))
+		  FROM priced_calls p LEFT JOIN study_routes s ON s.route = p.price_route
+		  WHERE role = 'judge' AND NOT local_cache AND eval IS NOT NULL
+		  GROUP BY eval`)
+		if err != nil {
+			return fmt.Errorf("select: judge prices: %w", err)
+		}
+		defer jrows.Close()
+		for jrows.Next() {
+			var e string
+			var j judgeUse
+			var samples int
+			var perCall sql.NullFloat64
+			if err := jrows.Scan(&e, &j.Model, &j.Calls, &samples, &j.Priced, &perCall); err != nil {
+				return err
+			}
+			j.PerCallUSD, j.Priced = perCall.Float64, j.Priced && perCall.Valid
+			j.PerSampleCalls = float64(j.Calls) / float64(samples)
+			in.judges[e] = j
+		}
+		return jrows.Err()
+	})
 }
 
-func price(p manifest.Prices, in, out, reasoning float64) float64 {
-	// Reasoning tokens are part of output tokens in inspect_ai's usage; they
-	// are priced at the reasoning price where one is given.
-	plain := out - reasoning
-	if plain < 0 {
-		plain = 0
-	}
-	r := p.Reasoning
-	if r == 0 {
-		r = p.Output
-	}
-	return (in*p.Input + plain*p.Output + reasoning*r) / 1e6
-}
-
-// rerunCost estimates one re-run from the tokens its original used; the
-// upper bound lets a wide re-run use its whole new budget.
-func rerunCost(m *manifest.Manifest, t target, arm string) (est, upper float64, ok bool) {
-	r := m.Route(t.o.Route)
-	if r == nil || t.reply == nil {
+// rerunCost is what re-running a reply costs: its estimate, and the upper
+// bound that lets a wide re-run use its whole new budget.
+func rerunCost(in *inputs, t target, arm string) (est, upper float64, ok bool) {
+	p := in.prices[replyKey{t.o.LogID, t.o.SampleID, t.o.Epoch}]
+	if !p.ok {
 		return 0, 0, false
 	}
-	in := float64(deref(t.reply.InputTokens))
-	out := float64(deref(t.reply.OutputTokens))
-	reasoning := float64(deref(t.reply.ReasoningTokens))
-	est = price(r.Prices, in, out, reasoning)
-	upper = est
+	upper = p.est
 	if arm == "wide" {
-		upper = price(r.Prices, in, float64(m.Arms.Wide.MaxTokens), 0)
-		upper = max(upper, est)
+		upper = max(p.wideUpper, p.est)
 	}
-	return est, upper, true
-}
-
-// spent is what the logged calls cost so far, at the manifest's prices: a
-// model-under-test call at its log's route, any other call at the route
-// serving its model.
-func spent(m *manifest.Manifest, in *inputs) float64 {
-	routeOf := map[string]string{}
-	for _, o := range in.outcomes {
-		routeOf[o.LogID] = o.Route
-	}
-	total := 0.0
-	for _, c := range in.calls {
-		r := routeFor(m, c.Model)
-		if c.Kind == "model_under_test" {
-			if rr := m.Route(routeOf[c.LogID]); rr != nil {
-				r = rr
-			}
-		}
-		if r == nil {
-			continue
-		}
-		reasoning := float64(deref(c.ReasoningTok))
-		total += price(r.Prices, float64(deref(c.InputTokens)), float64(deref(c.OutputTokens)), reasoning)
-		total += float64(deref(c.CacheReadTok)) * r.Prices.CacheRead / 1e6
-	}
-	return total
+	return p.est, upper, true
 }
 
 // planPartC draws, per judge under test, its samples (ranked by a hash of
@@ -239,8 +204,8 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 				calls = int(float64(calls)*ju.PerSampleCalls + 0.5)
 			}
 			plan.Size.Calls += calls
-			if r := routeFor(m, ju.Model); r != nil && ju.Calls > 0 {
-				c := price(r.Prices, ju.InTok, ju.OutTok, 0) * float64(calls)
+			if ju.Priced && ju.Calls > 0 {
+				c := ju.PerCallUSD * float64(calls)
 				plan.Cost.EstimateUSD += c
 				plan.Cost.UpperBoundUSD += c
 			} else if ju.Model != "" {

@@ -146,7 +146,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := load(opts.Data)
+	in, err := load(ctx, opts.Data, m)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	plan.Kind, plan.Manifest, plan.Data, plan.Seed = opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
 	plan.Cost.CeilingUSD = m.Budget.CeilingUSD
-	plan.Cost.SpentUSD = spent(m, in)
+	plan.Cost.SpentUSD = in.spent
 	plan.Cost.WithinBudget = plan.Cost.SpentUSD+plan.Cost.UpperBoundUSD <= plan.Cost.CeilingUSD
 	if err := writePlan(opts.Out, plan); err != nil {
 		return err
@@ -254,7 +254,7 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 		g.Epochs = max(g.Epochs, t.o.Epoch)
 		plan.Size.Samples++
 		plan.Size.Calls++
-		est, upper, ok := rerunCost(m, t, arm)
+		est, upper, ok := rerunCost(in, t, arm)
 		if !ok {
 			plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, t.o.Route)
 		}

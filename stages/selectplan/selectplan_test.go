@@ -3,8 +3,10 @@ package selectplan_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,8 +14,10 @@ import (
 	"sync"
 	"testing"
 
+	manifestpkg "empties/internal/manifest"
 	"empties/internal/store"
 	"empties/internal/testutil"
+	"empties/stages/analyze"
 	"empties/stages/ingest"
 	"empties/stages/rescore"
 	"empties/stages/selectplan"
@@ -251,12 +255,42 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// replies carry the pairing key once rescore has placed their logs.
-func TestRepliesCarryThePairKey(t *testing.T) {
-	data := demo(t)
-	rows := testutil.Query(t, data, `SELECT count(*) FILTER (r.pair_key IS NULL), count(*) FILTER (r.pair_key <> o.pair_key)
-	  FROM replies r LEFT JOIN reply_outcomes o USING (log_id, sample_id, epoch)`)
-	if rows[0][0] != "0" || rows[0][1] != "0" {
-		t.Errorf("replies without a pair key: %s; differing from reply_outcomes: %s", rows[0][0], rows[0][1])
+// A plan prices calls as the cost table does (one price, sql/call_cost.sql):
+// what it says was spent is the cost table's total, and a wide re-run's
+// estimate is what its original call cost.
+func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	copyDataset(t, demo(t), data)
+	ctx := context.Background()
+	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
+		t.Fatal(err)
 	}
+	p, _ := plan(t, "wide", data)
+	total := testutil.Query(t, data, "SELECT sum(cost_usd) FROM cost")[0][0]
+	if got := strconv.FormatFloat(p.Cost.SpentUSD, 'g', 12, 64); total == "" || !sameUSD(t, got, total) {
+		t.Errorf("the plan says $%s was spent, the cost table $%s", got, total)
+	}
+	m, err := manifestpkg.Load(manifest(t), manifestpkg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, want float64
+	err = analyze.Query(ctx, data, analyze.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
+		return c.QueryRowContext(ctx, `SELECT count(*), sum(p.cost_usd) FROM priced_calls p
+		  JOIN reply_outcomes o USING (log_id, sample_id, epoch)
+		  WHERE p.role = 'model_under_test' AND NOT p.local_cache AND o.arm = 'default' AND o.part = 'A' AND o.class = 'truncated_empty'`).Scan(&calls, &want)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(calls) != p.Size.Calls || math.Abs(p.Cost.EstimateUSD-want) > 1e-12 {
+		t.Errorf("wide plan: %d calls, $%.12g; the cost table prices those calls (%v) at $%.12g", p.Size.Calls, p.Cost.EstimateUSD, calls, want)
+	}
+}
+
+func sameUSD(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && math.Abs(x-y) <= 1e-9
 }

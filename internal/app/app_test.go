@@ -1,0 +1,78 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+)
+
+// Main maps every kind of error to its exit code and prints it once.
+func TestExitCodes(t *testing.T) {
+	stage := func(err error) *cli.Command {
+		return &cli.Command{Name: "empties", Commands: []*cli.Command{{
+			Name:   "stage",
+			Flags:  []cli.Flag{&cli.StringFlag{Name: "data", Required: true}},
+			Action: func(context.Context, *cli.Command) error { return err },
+		}}}
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		args []string
+		code int
+		says string
+	}{
+		{"success", nil, []string{"stage", "--data", "d"}, 0, ""},
+		{"a failure", errors.New("reading x.eval: member y: bad zip"), []string{"stage", "--data", "d"}, 1, "reading x.eval: member y: bad zip"},
+		{"a wrapped usage error", fmt.Errorf("wrapped: %w", cliutil.Usagef("decide: no tables")), []string{"stage", "--data", "d"}, 2, "decide: no tables"},
+		{"some inputs failed", &cliutil.PartialError{Msg: "2 of 5 files failed"}, []string{"stage", "--data", "d"}, 1, "2 of 5 files failed"},
+		{"interrupted", fmt.Errorf("ingest: %w", context.Canceled), []string{"stage", "--data", "d"}, 130, "interrupted"},
+		{"a required flag missing", nil, []string{"stage"}, 2, "Required flag"},
+		{"an unknown flag", nil, []string{"stage", "--data", "d", "--nope"}, 2, "flag provided but not defined"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), stage(c.err), append([]string{"empties"}, c.args...), &stdout, &stderr)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, code, c.code, stderr.String())
+		}
+		if c.says == "" {
+			if stderr.Len() != 0 {
+				t.Errorf("%s: stderr %q", c.name, stderr.String())
+			}
+			continue
+		}
+		if n := strings.Count(stderr.String(), c.says); n != 1 {
+			t.Errorf("%s: the message is printed %d times: %q", c.name, n, stderr.String())
+		}
+	}
+}
+
+// The real command line: the library's own errors are usage errors (2, never
+// its 3), printed once.
+func TestRootUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"decide"}, `Required flags "data, manifest" not set`},
+		{[]string{"help", "nosuch"}, "nosuch"},
+		{[]string{"schema", "--format", "yaml"}, "--format must be text, markdown or json"},
+		{[]string{"ingest", "--no-such-flag", "x"}, "flag provided but not defined"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), Root(), append([]string{"empties"}, c.args...), &stdout, &stderr)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, stderr.String())
+		}
+		if n := strings.Count(stderr.String(), c.says); n != 1 || strings.Contains(stderr.String(), "Incorrect Usage") {
+			t.Errorf("%v: %q printed %d times: %q", c.args, c.says, n, stderr.String())
+		}
+	}
+}

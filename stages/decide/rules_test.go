@@ -1,0 +1,169 @@
+package decide
+
+import (
+	"math"
+	"testing"
+
+	"empties/internal/manifest"
+	"empties/internal/testutil"
+)
+
+func studyThresholds(t *testing.T) manifest.Thresholds {
+	t.Helper()
+	m, err := manifest.Load(testutil.Path(t, "data", "study.yaml"), manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Thresholds
+}
+
+// TestEveryThresholdEdge puts one cell below, at, at-up-to-float-noise and
+// above every test's manifest threshold: "X or more" is met at X, "more
+// than X" is not, and noise never tips either.
+func TestEveryThresholdEdge(t *testing.T) {
+	th := studyThresholds(t)
+	for _, r := range rules {
+		for _, tt := range r.Tests {
+			v, err := threshold(th, tt.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step := 1e-5 // 0.001 pp on a share
+			if tt.Unit == pp {
+				step = 1e-3
+			}
+			atEqual := tt.Cmp == atLeast
+			for _, c := range []struct {
+				name  string
+				value float64
+				want  bool
+			}{
+				{"below", v - step, false},
+				{"equal", v, atEqual},
+				{"equal computed as 1 − (1 − x)", 1 - (1 - v), atEqual},
+				{"one ulp above", math.Nextafter(v, 2), atEqual},
+				{"one ulp below", math.Nextafter(v, -1), atEqual},
+				{"above", v + step, true},
+			} {
+				cs := tt.mark(v, []cell{{name: "e × r", value: c.value}})
+				if cs[0].hit != c.want {
+					t.Errorf("%s %s (%s %g): %s (%.17g): hit %v, want %v", r.ID, tt.Key, tt.Cmp.symbol(), v, c.name, c.value, cs[0].hit, c.want)
+				}
+			}
+		}
+	}
+}
+
+// TestD3CellBar: a D3 cell's own bar (the P0 half-width, in pp) applies where
+// it is above the manifest's floor, with the same tolerance; 7/24 of a 0-100
+// metric computed two ways is a tie, not "more than".
+func TestD3CellBar(t *testing.T) {
+	th := studyThresholds(t)
+	d3 := rules[4].Tests[0]
+	if rules[4].ID != "D3" {
+		t.Fatal("rules[4] is not D3")
+	}
+	floor, _ := threshold(th, d3.Key)
+	seven, seventeen, n := 7.0, 17.0, 24.0  // variables: Go folds constant expressions exactly
+	sevenOver24 := seven / n * 100          // 29.166666666666668
+	sevenOver24b := (1 - seventeen/n) * 100 // 29.166666666666664
+	if sevenOver24 == sevenOver24b {
+		t.Fatal("the two computations of 7/24 agree; the test needs them apart")
+	}
+	for _, c := range []struct {
+		name       string
+		value, bar float64
+		want       bool
+	}{
+		{"tie with the half-width (float noise)", sevenOver24b, sevenOver24, false},
+		{"tie the other way round", sevenOver24, sevenOver24b, false},
+		{"just above the half-width", sevenOver24 + 1e-6, sevenOver24, true},
+		{"just below the half-width", sevenOver24 - 1e-6, sevenOver24, false},
+		{"half-width under the floor: the floor decides, tie", floor, floor / 2, false},
+		{"half-width under the floor: above the floor", floor + 1e-6, floor / 2, true},
+		{"half-width under the floor: below the floor", floor - 1e-6, 0, false},
+	} {
+		bar := c.bar
+		cs := d3.mark(floor, []cell{{name: "e × r × default", value: c.value, bar: &bar}})
+		if cs[0].hit != c.want {
+			t.Errorf("%s: %.17g vs bar %.17g: hit %v, want %v", c.name, c.value, c.bar, cs[0].hit, c.want)
+		}
+	}
+}
+
+// TestHypothesisTables drives each truth table with the rules' results.
+func TestHypothesisTables(t *testing.T) {
+	byID := map[string]rule{}
+	for _, r := range rules {
+		byID[r.ID] = r
+	}
+	seven, seventeen, n := 7.0, 17.0, 24.0
+	mk := func(id string, cs ...cell) result { return result{rule: byID[id], cells: cs} }
+	hit := func(name, kind string, v float64) cell { return cell{name: name, kind: kind, value: v, hit: true} }
+	miss := func(name, kind string, v float64) cell { return cell{name: name, kind: kind, value: v} }
+	hyp := map[string]hypothesis{}
+	for _, h := range hypotheses {
+		hyp[h.ID] = h
+	}
+	for _, c := range []struct {
+		name    string
+		h       string
+		results []result
+		want    string
+		cites   string
+	}{
+		{"H1 no D1a cells", "H1", nil, NoData, ""},
+		{"H1 both met", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", hit("a", "", 0.3))}, Supported, ""},
+		{"H1 under the helper everywhere", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.001)), mk("D1a.helper", miss("a × r", "", 0.001)), mk("D1b", hit("a", "", 0.3))}, Against, ""},
+		{"H1 raise met, D1b not", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", miss("a", "", 0.1))}, Unresolved, ""},
+		{"H1 helper met, no D1b", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.02)), mk("D1a.helper", hit("a × r", "", 0.02))}, NoData, ""},
+		{"H2 met", "H2", []result{mk("D2", hit("m: a vs b", "", 0.2))}, Supported, ""},
+		{"H2 not met", "H2", []result{mk("D2", miss("m: a vs b", "", 0.05))}, Against, ""},
+		{"H2 no data", "H2", nil, NoData, ""},
+		{"H3 no data", "H3", nil, NoData, ""},
+		{"H3 the largest change in pp is a safety eval's", "H3",
+			[]result{mk("D3", hit("air_bench × r × default", "refusal", 41.3), hit("xstest_safe × r × default", "refusal", 29.17), hit("gpqa × r × default", "capability", 5))}, Supported, "air_bench × r × default: 41.3"},
+		{"H3 the largest is a capability eval's, a safety eval meets", "H3",
+			[]result{mk("D3", hit("a × r × default", "refusal", 3), hit("g × r × default", "capability", 12))}, Unresolved, "g × r × default: 12"},
+		{"H3 the largest is a safety eval's that misses its bar", "H3",
+			[]result{mk("D3", miss("a × r × default", "refusal", 20), hit("g × r × default", "capability", 12))}, Against, ""},
+		{"H3 tie for the largest within tolerance, one safety", "H3",
+			[]result{mk("D3", hit("g × r × default", "capability", seven/n*100), hit("a × r × default", "refusal", (1-seventeen/n)*100))}, Supported, "a × r × default: 29.17"},
+		{"H3 no safety eval meets", "H3", []result{mk("D3", miss("a × r × default", "refusal", 0.5), hit("g × r × default", "capability", 12))}, Against, ""},
+		{"H4 met", "H4", []result{mk("D4", hit("e × j × empty", "", 0.5))}, Supported, ""},
+		{"H4 clean (zero up to noise)", "H4", []result{mk("D4", miss("e × j × empty", "", 0), miss("e × j × empty", "", 1e-17))}, Against, ""},
+		{"H4 under the thresholds, not zero", "H4", []result{mk("D4", miss("e × j × empty", "", 0.04))}, Unresolved, ""},
+		{"H4 no data", "H4", nil, NoData, ""},
+	} {
+		results := map[string]result{}
+		for _, r := range c.results {
+			results[r.rule.ID] = r
+		}
+		got := hyp[c.h].decide(results)
+		if got.Verdict != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got.Verdict, c.want)
+		}
+		if c.cites != "" && got.Cells != c.cites {
+			t.Errorf("%s: cites %q, want %q", c.name, got.Cells, c.cites)
+		}
+	}
+}
+
+// TestEveryRuleReadsAManifestThreshold: no rule compares with a number of
+// its own.
+func TestEveryRuleReadsAManifestThreshold(t *testing.T) {
+	th := studyThresholds(t)
+	for _, r := range rules {
+		if len(r.Tests) == 0 {
+			t.Errorf("%s has no test", r.ID)
+		}
+		for _, tt := range r.Tests {
+			if _, err := threshold(th, tt.Key); err != nil {
+				t.Errorf("%s: %v", r.ID, err)
+			}
+		}
+	}
+	if _, err := threshold(th, "no_such_key"); err == nil {
+		t.Error("an unknown key has a threshold")
+	}
+}

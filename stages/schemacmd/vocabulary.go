@@ -1,0 +1,79 @@
+package schemacmd
+
+import (
+	"empties/stages/classify"
+	"empties/stages/ingest"
+	"empties/stages/rescore"
+)
+
+// Vocabulary is the closed sets of values the tables use, each from the code
+// that defines it, exported with the tables by `empties schema --format json`
+// so scripts (scripts/fixtures/classify_fixtures.py) and checks read them
+// instead of keeping their own copies.
+type Vocabulary struct {
+	ClassifierVersion string      `json:"classifier_version"` // classify.Version, part of every class_rule
+	Classes           []string    `json:"classes"`            // reply classes, first-match order
+	Rules             []Rule      `json:"rules"`              // the classifier's rules in evaluation order, error forms expanded
+	ErrorForms        []ErrorForm `json:"error_forms"`        // the provider error texts behind error_text.form.<name>
+	NonAnswer         NonAnswer   `json:"non_answer"`
+	NotReplies        []string    `json:"not_replies"`   // classes that are no reply at all (neither answer nor non-answer)
+	JudgeClasses      []string    `json:"judge_classes"` // judge-reply classes, PaperBench order
+	Policies          []string    `json:"policies"`      // policy_scores.policy, in order
+	CallKinds         []string    `json:"call_kinds"`    // model_calls.kind
+}
+
+// Rule is one classifier rule.
+type Rule struct {
+	ID    string `json:"id"` // class_rule without the @version
+	Class string `json:"class"`
+	Seed  string `json:"seed"` // the seed's wording
+}
+
+// ErrorForm is one provider error form; a text is the form when any pattern
+// (RE2 syntax, which Python's re reads the same for these) matches it.
+type ErrorForm struct {
+	Name     string   `json:"name"`
+	Provider string   `json:"provider"`
+	Source   string   `json:"source"`
+	Patterns []string `json:"patterns"`
+}
+
+// NonAnswer is the non-answer rule: these classes always, and those of
+// UnlessToolsOffered (tool_only) when the eval is known to have offered no
+// tools (tools_offered false; NULL reads as offered).
+type NonAnswer struct {
+	Classes            []string `json:"classes"`
+	UnlessToolsOffered []string `json:"unless_tools_offered"`
+}
+
+// vocabulary collects the sets from their packages.
+func vocabulary() Vocabulary {
+	v := Vocabulary{
+		ClassifierVersion: classify.Version,
+		Classes:           classify.Classes(),
+		NonAnswer:         NonAnswer{Classes: classify.NonAnswerClasses()},
+		JudgeClasses:      classify.JudgeClasses(),
+		Policies:          rescore.Policies,
+		CallKinds:         []string{ingest.KindMUT, ingest.KindJudge, ingest.KindOther},
+	}
+	offered, notOffered := true, false
+	for _, c := range v.Classes {
+		if !classify.IsReply(c) {
+			v.NotReplies = append(v.NotReplies, c)
+		}
+		if classify.NonAnswer(c, &notOffered) && !classify.NonAnswer(c, &offered) {
+			v.NonAnswer.UnlessToolsOffered = append(v.NonAnswer.UnlessToolsOffered, c)
+		}
+	}
+	for _, r := range classify.OrderedRules() {
+		v.Rules = append(v.Rules, Rule{ID: r.ID, Class: r.Class, Seed: r.Seed})
+	}
+	for _, f := range classify.ErrorForms {
+		e := ErrorForm{Name: f.Name, Provider: f.Provider, Source: f.Source}
+		for _, p := range f.Patterns {
+			e.Patterns = append(e.Patterns, p.String())
+		}
+		v.ErrorForms = append(v.ErrorForms, e)
+	}
+	return v
+}
