@@ -105,7 +105,9 @@ def aggregates(df, columns):
 
 def main() -> None:
     req = json.load(sys.stdin)
+    t0 = time.time()
     spark = session()
+    print(f"spark_read: session in {time.time() - t0:.1f}s", file=sys.stderr)
     seen = {"spark": spark.version, "tables": {}}
     start = time.time()
     for t in req["tables"]:
