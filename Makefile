@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo notebook venv chromium fixtures demo-logs bench bench-wild clean
+.PHONY: all build test vet demo notebook venv java chromium fixtures demo-logs bench bench-wild clean
 
 all: build
 
@@ -27,6 +27,15 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# Java for the Spark test (internal/layout reads the tables with pyspark):
+# Debian's headless JRE, installed as root when no java is on the PATH.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  [ "$$(id -u)" = 0 ] || { echo "make java: no java on the PATH; as root: apt-get install openjdk-17-jre-headless" >&2; exit 1; }; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openjdk-17-jre-headless \
+	    || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openjdk-21-jre-headless; }
+	@java -version 2>&1 | head -1
 
 build:
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -40,7 +49,7 @@ vet:
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
-test: venv vet chromium
+test: venv java vet chromium
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
 # The whole pipeline on the bundled demo: a miniature study whose replies are
@@ -58,6 +67,7 @@ fixtures: venv build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify --bin $(BIN)/empties
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
+	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 
 demo-logs: venv build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties

@@ -35,6 +35,12 @@ type Log struct {
 	SummaryCount *int64   `parquet:"summary_count,optional" doc:"sample summaries in the log (summaries.json or the journal); null for .json logs"`
 	Error        *string  `parquet:"error,optional" doc:"the eval's error message (status error)"`
 	Invalidated  bool     `parquet:"invalidated" doc:"the log was marked invalidated"`
+	Modified     *int64   `parquet:"modified,optional,timestamp(microsecond)" doc:"the file's modification time when read (UTC); orders attempts after the name's timestamp"`
+	// The log's place in its log set (internal/logset): superseded logs'
+	// rows stay in every table and are counted by no measure.
+	SetStatus        string  `parquet:"set_status" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`
+	SupersededBy     *string `parquet:"superseded_by,optional" doc:"log_id of the file that supersedes it directly (null when counted)"`
+	SupersededReason *string `parquet:"superseded_reason,optional" doc:"retried (a newer attempt of the task), recovered (its -recovered copy), merged_shards (a shard its finished merged log covers) or duplicate (another copy of the same eval); null when counted"`
 }
 
 // Reply is a row of the replies table.

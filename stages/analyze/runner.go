@@ -207,6 +207,12 @@ func createSourceViews(ctx context.Context, q querier, dataDir string) (map[stri
 			}
 			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM read_parquet(%s)",
 				duck.Ident(t.Name), strings.Join(cols, ", "), duck.Quote(store.TableGlob(dataDir, t.Name)))
+			// A superseded log's rows (ingest's log set) are counted by no
+			// measure: every view keyed by log_id leaves them out.
+			if hasColumn(t, "log_id") && store.HasTable(dataDir, "logs") {
+				q2 += fmt.Sprintf(" WHERE log_id NOT IN (SELECT log_id FROM read_parquet(%s) WHERE set_status = 'superseded')",
+					duck.Quote(store.TableGlob(dataDir, "logs")))
+			}
 			present[t.Name] = true
 		} else {
 			for _, c := range t.Columns() {
@@ -220,6 +226,15 @@ func createSourceViews(ctx context.Context, q querier, dataDir string) (map[stri
 		}
 	}
 	return present, nil
+}
+
+func hasColumn(t schema.Table, name string) bool {
+	for _, c := range t.Columns() {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // createSourceTables creates empty tables with the declared columns of the

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"empties/internal/cliutil"
+	"empties/internal/logset"
 	"fmt"
 	"io/fs"
 	"os"
@@ -55,6 +56,10 @@ func discover(paths []string) (files []string, skipped int, err error) {
 				// .buffer holds a running eval's realtime segments; dot
 				// folders also hold empties' own staging areas.
 				if q != p && strings.HasPrefix(name, ".") {
+					return filepath.SkipDir
+				}
+				// <name>.checkpoints/ holds sandbox checkpoints, not logs.
+				if q != p && logset.IsCompanionDir(name) {
 					return filepath.SkipDir
 				}
 				return nil

@@ -39,6 +39,9 @@ type Options struct {
 	// SpillBytes is how many bytes of one log's rows are held in memory
 	// before they go to a staging file; 0 means DefaultSpillBytes.
 	SpillBytes int64
+	// AllAttempts counts every file, superseded attempts included
+	// (internal/logset decides otherwise).
+	AllAttempts bool
 }
 
 // DefaultSpillBytes bounds the rows of one log held in memory.
@@ -60,6 +63,14 @@ holding one view per table. Every log era is read: zstd, deflate or stored
 members, ZIP64, duplicate members (the last wins), running or killed logs (no
 header.json), log versions 1-3, event pools and attachments.
 
+A folder is read as inspect_ai lays it out: per eval.task_id the newest
+attempt counts (an eval set's retry, a -recovered copy of a crashed log), and
+shard logs (<name>.shards/<k>/) that their finished merged log covers are
+superseded by it; <name>.checkpoints/ folders are not read. Every file keeps
+its row in logs, with set_status (counted or superseded), superseded_by and
+superseded_reason, and every sample its rows; a superseded log's rows are
+counted by no measure. --all-attempts counts every file.
+
 The tables are rebuilt from the given logs on every run, and the later
 stages' tables in DIR (computed from the replies replaced) are removed: run
 rescore, analyze and decide again. A file that cannot be read is reported
@@ -79,16 +90,18 @@ Examples:
    empties ingest logs/ --out data/study
    empties ingest run1.eval run2.eval --out /tmp/two-runs
    empties ingest logs/ --out data/study --workers 8
-   empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower`,
+   empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
+   empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
+			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
 			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression")}
+			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts")}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -104,6 +117,9 @@ type Summary struct {
 	Classes map[string]int64
 	Errors  []schema.IngestError
 	Elapsed time.Duration
+
+	logs []schema.Log // written once the set rules have run
+	set  setSummary
 }
 
 // Run ingests opts.Paths into opts.Out.
@@ -152,11 +168,17 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	sum.Skipped = skipped
+	// The set rules need every header, so the logs table is written last.
+	sum.set = applyLogSet(sum.logs, opts.AllAttempts)
+	if err := writeLogs(ds, sum.logs); err != nil {
+		return err
+	}
 	if err := finish(ctx, ds, sum); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(start)
 	printSummary(stdout, ds.Dir, sum)
+	printSetSummary(stdout, sum.set, opts.AllAttempts)
 	var msgs []string
 	if sum.Failed > 0 {
 		msgs = append(msgs, fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables", sum.Failed, sum.Files))
@@ -411,9 +433,8 @@ type spill struct {
 	calls   *store.Writer[schema.ModelCall]
 }
 
-// sinks write the four big tables concurrently.
+// sinks write the three big tables concurrently.
 type sinks struct {
-	logs    *store.Sink[schema.Log]
 	replies *store.Sink[schema.Reply]
 	scores  *store.Sink[schema.Score]
 	calls   *store.Sink[schema.ModelCall]
@@ -422,9 +443,6 @@ type sinks struct {
 func openSinks(ds *store.Dataset) (*sinks, error) {
 	var s sinks
 	var err error
-	if s.logs, err = store.NewSink[schema.Log](ds, "logs"); err != nil {
-		return nil, err
-	}
 	if s.replies, err = store.NewSink[schema.Reply](ds, "replies"); err != nil {
 		return nil, err
 	}
@@ -440,7 +458,7 @@ func openSinks(ds *store.Dataset) (*sinks, error) {
 // close flushes every sink and returns the first error.
 func (s *sinks) close() error {
 	var first error
-	for _, c := range []func() error{s.logs.Close, s.replies.Close, s.scores.Close, s.calls.Close} {
+	for _, c := range []func() error{s.replies.Close, s.scores.Close, s.calls.Close} {
 		if err := c(); err != nil && first == nil {
 			first = err
 		}
@@ -534,7 +552,7 @@ func (w *writer) endFile() error {
 		w.prog.file(0)
 		return nil
 	}
-	w.sinks.logs.Write([]schema.Log{logRow(w.ctx, l, w.nRows)})
+	w.sum.logs = append(w.sum.logs, logRow(w.ctx, l, w.nRows))
 	if w.spilled != nil {
 		if err := w.unspill(); err != nil {
 			return err

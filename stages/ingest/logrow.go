@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"time"
 
@@ -32,6 +33,10 @@ func logRow(lc *logContext, l *evallog.Log, samples int64) schema.Log {
 		DatasetSize: e.Dataset.Samples.Ptr(),
 		SampleCount: samples,
 		Invalidated: h.Invalidated,
+	}
+	if st, err := os.Stat(l.Path); err == nil {
+		us := st.ModTime().UnixMicro()
+		row.Modified = &us
 	}
 	if row.Version == 0 {
 		row.Version = 2 // the model's default when the field is absent

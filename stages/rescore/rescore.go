@@ -203,7 +203,7 @@ func writeRows[T any](ds *store.Dataset, table string, rows []T) error {
 
 // assignLogs maps every log to its place in the study and stages the
 // log_assignments table. It returns the logs with an eval, and the paths of
-// those without.
+// those without. Superseded logs (logs.set_status) are skipped.
 func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.Assigned, []string, error) {
 	var logs []schema.Log
 	if err := store.Scan(ds.Dir, "logs", func(l *schema.Log) error { logs = append(logs, *l); return nil }); err != nil {
@@ -216,6 +216,9 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	out := map[string]manifest.Assigned{}
 	var unmatched []string
 	for _, l := range logs {
+		if l.SetStatus == "superseded" {
+			continue // another log holds its samples (ingest's log set): no assignment, no scores
+		}
 		info := manifest.LogInfo{Path: l.Path, Task: l.Task, Model: l.Model, Tags: l.Tags}
 		if l.TaskArgs != nil {
 			info.TaskArgs = *l.TaskArgs

@@ -17,10 +17,13 @@ import (
 	"empties/stages/rescore"
 )
 
+// ingested ingests testdata/logs with every attempt counted: the fixtures are
+// variants of a few logs (deflate.eval is zstd-basic.eval re-packed,
+// recovered.eval the recovery of journal-only.eval), not one study's log set.
 func ingested(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, Progress: "never", AllAttempts: true}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -227,4 +230,22 @@ func tableBytes(t *testing.T, dir, table string) []byte {
 		all = append(append(all, f...), b...)
 	}
 	return all
+}
+
+// A superseded log (ingest's log set) gets no assignment, so none of its rows
+// is re-scored; --all-attempts assigns every log.
+func TestSupersededLogsAreNotAssigned(t *testing.T) {
+	study := testutil.LogSetStudy(t)
+	for _, all := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: dir, Progress: "never", AllAttempts: all}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		rescored(t, dir)
+		r := testutil.Query(t, dir, `SELECT (SELECT count(*) FROM log_assignments), (SELECT count(*) FROM logs WHERE set_status = 'counted'), (SELECT count(*) FROM logs),
+			(SELECT count(*) FROM log_assignments JOIN logs USING (log_id) WHERE set_status = 'superseded')`)[0]
+		if r[0] != r[1] || r[3] != "0" || all != (r[1] == r[2]) {
+			t.Errorf("all=%v: %s assignments, %s counted of %s logs, %s superseded assigned", all, r[0], r[1], r[2], r[3])
+		}
+	}
 }

@@ -1,0 +1,37 @@
+// Package layout holds no code: it documents how a dataset's Parquet tables
+// lie for engines beyond the embedded DuckDB (Spark, Trino, Polars, pandas),
+// and its test reads every table of a real dataset with Apache Spark.
+//
+// What an engine finds, and what the test checks against DuckDB's reading of
+// the same files:
+//
+//   - Where. A table is a folder of part files; store.TableGlob(dir, table)
+//     is its read_parquet glob, and its folder is that glob's directory. Point
+//     an engine at the folder (spark.read.parquet(folder)) or at the glob.
+//     `empties schema` prints every table and column.
+//   - Partitioning. None in the paths: a table's folder holds its part files
+//     directly, with no key=value directories, so every engine discovers the
+//     folder as one table with exactly the columns the files hold (no
+//     inferred partition columns).
+//   - Part files. Tables the Go stages write (schema/) roll over to a new
+//     part-NNNNN.parquet every store.RowsPerFile rows, in row groups of at
+//     most store.RowsPerGroup rows, so an engine splits a big table by file
+//     and streams it by row group; analyze's outputs are one part file each,
+//     written by DuckDB. Pages are Snappy (or zstd with ingest --compression
+//     zstd), which every engine reads.
+//   - Types. Strings are UTF-8 BYTE_ARRAY (string), integers INT64 (bigint),
+//     floats DOUBLE, flags BOOLEAN; JSON values are strings holding JSON
+//     text (NaN/Infinity literals kept), never a JSON logical type. Optional
+//     columns are nullable; Spark reads every Parquet column as nullable.
+//   - Timestamps. INT64 microseconds, TIMESTAMP(isAdjustedToUTC=true): an
+//     instant, which Spark reads as timestamp (not timestamp_ntz) and DuckDB
+//     as TIMESTAMP WITH TIME ZONE, the same microsecond in both.
+//   - Lists. Three-level Parquet LISTs of strings (logs.tags,
+//     model_calls.tool_call_functions, ...): array<string> in Spark,
+//     VARCHAR[] in DuckDB (logs.tags of a log without tags is an empty
+//     list, not a null).
+//
+// The test runs scripts/engines/spark_read.py with the pinned pyspark
+// (requirements.txt) on the Java that `make java` installs from Debian's
+// packages; a Spark that cannot start fails it.
+package layout

@@ -1,0 +1,86 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"empties/internal/logset"
+	"empties/internal/store"
+	"empties/schema"
+)
+
+// setSummary is what the log-set rules did: superseded files and their
+// samples, by reason.
+type setSummary struct {
+	Logs, Samples int64
+	ByReason      map[string]int64
+}
+
+// applyLogSet fills the set columns of every logs row once all headers are
+// read: by inspect_ai's rules (internal/logset), or every file counted with
+// allAttempts.
+func applyLogSet(rows []schema.Log, allAttempts bool) setSummary {
+	files := make([]logset.File, len(rows))
+	for i, r := range rows {
+		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: r.TaskID, EvalID: r.EvalID, RunID: r.RunID, Status: r.Status}
+		if r.Created != nil {
+			files[i].Created = time.UnixMicro(*r.Created)
+		}
+		if r.Modified != nil {
+			files[i].ModTime = time.UnixMicro(*r.Modified)
+		}
+	}
+	verdicts := logset.AllCounted(files)
+	if !allAttempts {
+		verdicts = logset.Resolve(files)
+	}
+	sum := setSummary{ByReason: map[string]int64{}}
+	for i, v := range verdicts {
+		r := &rows[i]
+		r.SetStatus, r.SupersededBy, r.SupersededReason = v.Status, nil, nil
+		if v.Status == logset.Superseded {
+			by, reason := v.SupersededBy, v.Reason
+			r.SupersededBy, r.SupersededReason = &by, &reason
+			sum.Logs++
+			sum.Samples += r.SampleCount
+			sum.ByReason[reason]++
+		}
+	}
+	return sum
+}
+
+// writeLogs stages the logs table (rows in the order the files were read).
+func writeLogs(ds *store.Dataset, rows []schema.Log) error {
+	w, err := store.NewWriter[schema.Log](ds, "logs")
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rows...); err != nil {
+		w.Discard()
+		return err
+	}
+	if err := w.Keep(ds); err != nil {
+		return err
+	}
+	return store.Merge[schema.Log](ds, "logs")
+}
+
+func printSetSummary(w io.Writer, s setSummary, allAttempts bool) {
+	if allAttempts {
+		fmt.Fprintln(w, "log set: --all-attempts, every file counted")
+		return
+	}
+	if s.Logs == 0 {
+		return
+	}
+	var parts []string
+	for _, r := range []string{logset.Retried, logset.Recovered, logset.MergedShards, logset.Duplicate} {
+		if n := s.ByReason[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	fmt.Fprintf(w, "log set: %d logs superseded (%s) holding %d samples, counted by no measure (logs.set_status; --all-attempts counts every file)\n",
+		s.Logs, strings.Join(parts, ", "), s.Samples)
+}
