@@ -8,6 +8,7 @@
 //	logs: data/demo/logs          log files or folders, relative to the repo root (repeatable)
 //	manifest: data/study.yaml     the experiment manifest
 //	tables: decisions, headlines  the tables compared, one CSV each
+//	all_attempts: true            ingest --all-attempts (a folder of variants, not a log set)
 //
 // The pipeline is ingest, rescore, analyze and decide, as `make demo` runs
 // it. Doubles are written with 10 significant digits, so float noise in the
@@ -47,6 +48,7 @@ type inputs struct {
 	logs     []string
 	manifest string
 	tables   []string
+	all      bool
 }
 
 func readInputs(t *testing.T, path string) inputs {
@@ -76,8 +78,10 @@ func readInputs(t *testing.T, path string) inputs {
 			for _, tb := range strings.Split(val, ",") {
 				in.tables = append(in.tables, strings.TrimSpace(tb))
 			}
+		case key == "all_attempts":
+			in.all = val == "true"
 		default:
-			t.Fatalf("%s:%d: unknown key %q (keys: logs, manifest, tables)", path, n, key)
+			t.Fatalf("%s:%d: unknown key %q (keys: logs, manifest, tables, all_attempts)", path, n, key)
 		}
 	}
 	if len(in.logs) == 0 || in.manifest == "" || len(in.tables) == 0 {
@@ -97,7 +101,7 @@ func TestPipelineGoldens(t *testing.T) {
 			in := readInputs(t, c)
 			data := t.TempDir()
 			ctx := context.Background()
-			if err := ingest.Run(ctx, ingest.Options{Paths: in.logs, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+			if err := ingest.Run(ctx, ingest.Options{Paths: in.logs, Out: data, Progress: "never", AllAttempts: in.all}, io.Discard, io.Discard); err != nil {
 				t.Fatal(err)
 			}
 			if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: in.manifest}, io.Discard); err != nil {
