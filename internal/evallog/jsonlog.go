@@ -342,14 +342,26 @@ func nextQuoteOrBackslash(b []byte, i int) int {
 	return -1
 }
 
-// quoteOrBackslash is the index of the first '"' or '\\' in b, or -1.
+// quoteOrBackslash is the index of the first '"' or '\\' in b, or -1. It
+// looks for the backslash first, then for a quote before it, and in windows
+// of quoteWindow bytes: a long string with an escape every few hundred bytes
+// (a 200 MB reply with line breaks) would otherwise rescan the rest of the
+// string, up to its closing quote, at every escape.
 func quoteOrBackslash(b []byte) int {
-	q := bytes.IndexByte(b, '"')
-	if q < 0 {
-		return bytes.IndexByte(b, '\\')
+	for off := 0; off < len(b); off += quoteWindow {
+		w := b[off:min(len(b), off+quoteWindow)]
+		bs := bytes.IndexByte(w, '\\')
+		if bs >= 0 {
+			w = w[:bs]
+		}
+		if q := bytes.IndexByte(w, '"'); q >= 0 {
+			return off + q
+		}
+		if bs >= 0 {
+			return off + bs
+		}
 	}
-	if bs := bytes.IndexByte(b[:q], '\\'); bs >= 0 {
-		return bs
-	}
-	return q
+	return -1
 }
+
+const quoteWindow = 64 << 10
