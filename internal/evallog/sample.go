@@ -24,13 +24,37 @@ type DecodedSample struct {
 }
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
-// scorer of a version-1 `score` field (the first of results.scores).
+// scorer of a version-1 `score` field (the first of results.scores). The
+// sample's attachments and message pool are not copied: raw must stay
+// unchanged while the DecodedSample is used.
 func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 	d := &DecodedSample{}
 	if err := d.Decode(raw, legacyScoreName); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// rawMessages converts sub-slices of the raw sample without copying them.
+func rawMessages(b [][]byte) []json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	out := make([]json.RawMessage, len(b))
+	for i, m := range b {
+		out[i] = m
+	}
+	return out
+}
+
+// Release drops d's references into the raw bytes it was decoded from (its
+// attachments and message pool are sub-slices of them): call it before the
+// raw buffer is reused or, for a huge sample, to let it go.
+func (d *DecodedSample) Release() {
+	d.attachments, d.Attachments, d.messages, d.MessagePool, d.EventsData, d.resolved = nil, nil, nil, nil, nil, nil
+	if d.Transcript != nil {
+		d.Transcript.Content = nil
+	}
 }
 
 // Decode is DecodeSample into d, reusing the memory of d's event list: a
@@ -42,9 +66,25 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 	clear(events) // the decoder decodes into existing elements
 	*d = DecodedSample{}
 	d.Events = events[:0]
-	sanitized, err := unmarshal(raw, &d.Sample)
-	if err != nil {
-		return describeJSONError(raw, err)
+	slim, attachments, pools, pool, hasPools, ok := slimSample(raw)
+	var sanitized bool
+	var err error
+	if ok {
+		sanitized, err = unmarshal(slim, &d.Sample)
+		d.Attachments, d.MessagePool = attachments, rawMessages(pool)
+		if hasPools {
+			d.EventsData = &Pools{Messages: rawMessages(pools)}
+		}
+	}
+	if !ok || err != nil {
+		// Not a document the walk takes apart: decoded whole, as it always
+		// was, for the same result or the same error.
+		clear(events)
+		*d = DecodedSample{}
+		d.Events = events[:0]
+		if sanitized, err = unmarshal(raw, &d.Sample); err != nil {
+			return describeJSONError(raw, err)
+		}
 	}
 	d.Sanitized = sanitized
 	if isNull(d.ID) {

@@ -1,0 +1,316 @@
+package evallog
+
+import (
+	"bytes"
+	"strings"
+)
+
+// A sample's bytes are mostly what no table stores: the events of tools,
+// state and store changes, the message history, the provider calls and the
+// attachments nothing the tables read refers to. Decoding all of it (the
+// decoder copies every raw value it keeps, and its input) made memory a
+// multiple of the largest sample. slimSample instead walks the sample's top
+// level once, without copying, and hands the decoder only the fields the
+// tables read, with the events cut to the kinds they read (model calls and
+// the spans and steps that scope them); the attachments and the message
+// pool stay where they are in raw, as sub-slices, and are decoded only where
+// a reply or a judge's prompt refers to them.
+
+// sampleFields are the keys of Sample the decoder is given (matched without
+// regard to case, as the decoder matches them).
+var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata"}
+
+// keptEvents are the event kinds the tables read.
+var keptEvents = map[string]bool{"model": true, "span_begin": true, "step": true}
+
+// slimSample returns the JSON object to decode for raw, and the raw
+// attachments and pool messages (sub-slices of raw). ok is false when raw is
+// not a well-formed object the walk understands; the caller then decodes raw
+// whole, which gives the error (or the tolerance) it always gave.
+func slimSample(raw []byte) (slim []byte, attachments []byte, pools, pool [][]byte, hasPools, ok bool) {
+	slim = append(make([]byte, 0, 4096), '{')
+	ok = eachMember(raw, func(key []byte, val []byte) bool {
+		switch {
+		case keyIs(key, "attachments"):
+			attachments = val
+			return true
+		case keyIs(key, "events_data"):
+			hasPools = false
+			pools = nil
+			if isNull(val) {
+				return true
+			}
+			if firstByte(val) != '{' {
+				return false
+			}
+			hasPools = true
+			return eachMember(val, func(k, v []byte) bool {
+				if !keyIs(k, "messages") {
+					return true
+				}
+				var ok bool
+				pools, ok = arrayElements(v)
+				return ok
+			})
+		case keyIs(key, "message_pool"):
+			var ok bool
+			pool, ok = arrayElements(val)
+			return ok
+		}
+		for _, f := range sampleFields {
+			if !keyIs(key, f) {
+				continue
+			}
+			if len(slim) > 1 {
+				slim = append(slim, ',')
+			}
+			slim = append(append(slim, key...), ':')
+			if f == "events" && firstByte(val) == '[' {
+				return appendEvents(&slim, val)
+			}
+			slim = append(slim, val...)
+			return true
+		}
+		return true
+	})
+	return append(slim, '}'), attachments, pools, pool, hasPools, ok
+}
+
+// appendEvents appends the events of the array val that the tables read.
+func appendEvents(dst *[]byte, val []byte) bool {
+	*dst = append(*dst, '[')
+	first := true
+	ok := eachElement(val, func(e []byte) bool {
+		if firstByte(e) == '{' {
+			kind, known := "", false
+			if !eachMember(e, func(k, v []byte) bool {
+				if keyIs(k, "event") {
+					s, err := DecodeString(v)
+					kind, known = s, err == nil && firstByte(v) == '"'
+				}
+				return true
+			}) {
+				return false
+			}
+			if known && !keptEvents[kind] {
+				return true // skipped without a copy
+			}
+		}
+		if !first {
+			*dst = append(*dst, ',')
+		}
+		first = false
+		*dst = append(*dst, e...)
+		return true
+	})
+	*dst = append(*dst, ']')
+	return ok
+}
+
+// arrayElements lists the elements of a raw array (nil for null).
+func arrayElements(val []byte) ([][]byte, bool) {
+	if isNull(val) {
+		return nil, true
+	}
+	var out [][]byte
+	ok := eachElement(val, func(e []byte) bool {
+		out = append(out, e)
+		return true
+	})
+	return out, ok
+}
+
+func keyIs(key []byte, name string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	body := key[1 : len(key)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return bytes.EqualFold(body, []byte(name))
+	}
+	s, err := DecodeString(key)
+	return err == nil && strings.EqualFold(s, name)
+}
+
+func firstByte(b []byte) byte {
+	if i := skipSpace(b, 0); i < len(b) {
+		return b[i]
+	}
+	return 0
+}
+
+// eachMember calls fn with the raw key (quotes included) and the raw value
+// of each member of the object b, in order. It reports false when b is not a
+// well-formed object or fn returns false.
+func eachMember(b []byte, fn func(key, val []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		ks := i
+		ke, ok := skipString(b, i)
+		if !ok {
+			return false
+		}
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := skipSpace(b, i+1)
+		ve, ok := skipValue(b, vs, 0)
+		if !ok || !fn(b[ks:ke], b[vs:ve]) {
+			return false
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// eachElement calls fn with each raw element of the array b.
+func eachElement(b []byte, fn func(e []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		ve, ok := skipValue(b, i, 0)
+		if !ok || !fn(b[i:ve]) {
+			return false
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// maxSkipDepth bounds the nesting the walk follows; deeper documents are
+// left to the decoder.
+const maxSkipDepth = 1000
+
+// skipString returns the end (past the closing quote) of the string at b[i].
+func skipString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for i++; ; {
+		i = nextQuoteOrBackslash(b, i)
+		if i < 0 {
+			return 0, false
+		}
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		i += 2
+		if i > len(b) {
+			return 0, false
+		}
+	}
+}
+
+// skipValue returns the end of the JSON value at b[i]. Scalars are checked
+// to be a literal (true, false, null, and Python's NaN, Infinity, -Infinity)
+// or to look like a number; the decoder checks the values it decodes.
+func skipValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		if depth >= maxSkipDepth {
+			return 0, false
+		}
+		open, end := b[i], end(b[i])
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == end {
+			return i + 1, true
+		}
+		for {
+			if open == '{' {
+				ke, ok := skipString(b, i)
+				if !ok {
+					return 0, false
+				}
+				i = skipSpace(b, ke)
+				if i >= len(b) || b[i] != ':' {
+					return 0, false
+				}
+				i = skipSpace(b, i+1)
+			}
+			ve, ok := skipValue(b, i, depth+1)
+			if !ok {
+				return 0, false
+			}
+			i = skipSpace(b, ve)
+			if i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case end:
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	}
+	j := i
+	for j < len(b) && isScalarByte(b[j]) {
+		j++
+	}
+	switch s := string(b[i:j]); {
+	case s == "true", s == "false", s == "null", s == "NaN", s == "Infinity", s == "-Infinity":
+	case s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'):
+	default:
+		return 0, false
+	}
+	return j, true
+}
+
+func end(open byte) byte {
+	if open == '{' {
+		return '}'
+	}
+	return ']'
+}
+
+func isScalarByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '+' || c == '.'
+}
