@@ -440,6 +440,16 @@ func readMemberInto(zf *zip.File, v any) error {
 	return nil
 }
 
+// RawSize is the size of the sample's raw JSON: the member's uncompressed
+// size as the central directory gives it, or the value's length in a .json
+// log.
+func (r SampleRef) RawSize() int64 {
+	if r.zf != nil {
+		return int64(min(r.zf.UncompressedSize64, 1<<62))
+	}
+	return r.length
+}
+
 // Bytes returns the raw JSON of the sample.
 func (r SampleRef) Bytes() ([]byte, error) {
 	return r.AppendBytes(nil)

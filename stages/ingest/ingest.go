@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v3"
+	"golang.org/x/sync/semaphore"
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
@@ -380,6 +381,11 @@ func runJob(j *job) (res jobResult) {
 			res = jobResult{err: fmt.Errorf("internal error reading sample: %v", p)}
 		}
 	}()
+	weight := min(j.ref.RawSize(), rawBytesInFlight)
+	if err := rawBudget.Acquire(context.Background(), weight); err != nil {
+		return jobResult{err: err}
+	}
+	defer rawBudget.Release(weight)
 	bp := memberBuffers.Get().(*[]byte)
 	raw, err := j.ref.AppendBytes((*bp)[:0])
 	if cap(raw) <= maxPooledBuffer {
@@ -389,17 +395,29 @@ func runJob(j *job) (res jobResult) {
 	if err != nil {
 		return jobResult{err: err}
 	}
-	// Nothing decoded keeps a reference into raw (the decoder copies what it
-	// keeps), so the buffer goes back to the pool once the rows exist; the
-	// rows copy what they keep of the decoded sample, which is reused too.
+	// The decoded sample refers into raw (its attachments and message pool)
+	// until Release, so the buffer goes back to the pool only after that;
+	// the rows copy what they keep of the decoded sample, which is reused
+	// too.
 	d := decodedSamples.Get().(*evallog.DecodedSample)
 	defer decodedSamples.Put(d)
+	defer d.Release()
 	if err := d.Decode(raw, j.ctx.LegacyScoreName); err != nil {
 		return jobResult{err: err}
 	}
 	rows, err := extract(j.ctx, j.ref.Member, d)
 	return jobResult{rows: rows, err: err}
 }
+
+// rawBudget bounds the raw sample bytes that all workers hold at once: a
+// worker takes a sample's raw size from it (at most rawBytesInFlight) before
+// reading the sample and gives it back when the rows exist. Samples of
+// ordinary size (kilobytes to a few megabytes) never wait; two huge samples
+// are not decoded at the same time, so one worker per CPU does not multiply
+// the peak memory of the largest sample.
+var rawBudget = semaphore.NewWeighted(rawBytesInFlight)
+
+const rawBytesInFlight = 256 << 20
 
 // writer collects the rows of the current file and hands them to the table
 // sinks only once the whole file has been read, so a file that fails
