@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo notebook venv java chromium fixtures demo-logs bench bench-wild clean
+.PHONY: all build test vet demo notebook venv java chromium fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -74,6 +74,11 @@ demo-logs: venv build
 
 bench: venv build
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
+	$(VPY) scripts/bench/monster.py --bin $(BIN)/empties --work bench
+
+# only the monster-sample rows (one huge sample per log: peak RSS and time)
+bench-monster: venv build
+	$(VPY) scripts/bench/monster.py --bin $(BIN)/empties --work bench
 
 # only the class counts of ../shared/corpus/wild (bench step 5), no timing runs
 bench-wild: venv build
