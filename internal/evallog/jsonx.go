@@ -2,7 +2,6 @@ package evallog
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -34,7 +33,7 @@ var (
 // rewritten when the first attempt fails. It reports whether the rewrite was
 // needed, so callers can restore raw values.
 func unmarshal(data []byte, v any) (sanitized bool, err error) {
-	err = decodeJSON(data, v)
+	err = json.Unmarshal(data, v)
 	if err == nil {
 		return false, nil
 	}
@@ -42,7 +41,7 @@ func unmarshal(data []byte, v any) (sanitized bool, err error) {
 	if !changed {
 		return false, err
 	}
-	if err2 := decodeJSON(clean, v); err2 != nil {
+	if err2 := json.Unmarshal(clean, v); err2 != nil {
 		return true, err2
 	}
 	return true, nil
@@ -224,24 +223,9 @@ func DecodeString(raw []byte) (string, error) {
 		}
 	}
 	var s string
-	err := decodeJSON(raw, &s)
+	err := json.Unmarshal(raw, &s)
 	return s, err
 }
-
-// decodeJSON decodes data into v: with goccy/go-json, the fast decoder, up
-// to largeJSON bytes, and beyond with encoding/json. goccy unescapes a
-// string by moving the rest of it at every escape, so its time grows with
-// the square of a long string's length (a 200 MB reply with line breaks took
-// minutes), and it copies its whole input first; encoding/json is linear and
-// decodes in place. Only documents of a huge sample are that large.
-func decodeJSON(data []byte, v any) error {
-	if len(data) > largeJSON {
-		return stdjson.Unmarshal(data, v)
-	}
-	return json.Unmarshal(data, v)
-}
-
-const largeJSON = 4 << 20
 
 // isNull reports whether a raw JSON value is absent or null.
 func isNull(raw []byte) bool {

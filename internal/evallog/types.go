@@ -224,15 +224,15 @@ func (c *Contents) UnmarshalJSON(b []byte) error {
 		*c = nil
 		return nil
 	case b[0] == '"':
-		s, err := DecodeString(b)
-		if err != nil {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*c = Contents{{Type: "text", Text: s}}
 		return nil
 	case b[0] == '[':
 		var items []Content
-		if err := decodeJSON(b, &items); err != nil {
+		if err := json.Unmarshal(b, &items); err != nil {
 			return err
 		}
 		*c = items
