@@ -66,7 +66,12 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 	clear(events) // the decoder decodes into existing elements
 	*d = DecodedSample{}
 	d.Events = events[:0]
-	slim, attachments, pools, pool, hasPools, ok := slimSample(raw)
+	var slim, attachments []byte
+	var pools, pool [][]byte
+	var hasPools, ok bool
+	if len(raw) >= slimFrom {
+		slim, attachments, pools, pool, hasPools, ok = slimSample(raw)
+	}
 	var sanitized bool
 	var err error
 	if ok {
@@ -77,8 +82,9 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 		}
 	}
 	if !ok || err != nil {
-		// Not a document the walk takes apart: decoded whole, as it always
-		// was, for the same result or the same error.
+		// A sample of ordinary size, or not a document the walk takes
+		// apart: decoded whole, as it always was, for the same result or
+		// the same error.
 		clear(events)
 		*d = DecodedSample{}
 		d.Events = events[:0]

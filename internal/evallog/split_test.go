@@ -7,6 +7,13 @@ import (
 	"testing"
 )
 
+// slimAlways makes every sample of the test take the slim decode.
+func slimAlways(t *testing.T) {
+	old := slimFrom
+	slimFrom = 0
+	t.Cleanup(func() { slimFrom = old })
+}
+
 // decodeWhole is the decode slimSample replaces: every field through the
 // decoder at once.
 func decodeWhole(t *testing.T, raw []byte) *DecodedSample {
@@ -78,6 +85,7 @@ func strs[T ~[]byte](xs []T) []string {
 
 // Every sample of the fixtures decodes to what a whole decode gives.
 func TestSlimDecodeMatchesWholeOnFixtures(t *testing.T) {
+	slimAlways(t)
 	paths, _ := filepath.Glob("../../testdata/logs/*.eval")
 	json, _ := filepath.Glob("../../testdata/logs/*.json")
 	paths = append(paths, json...)
@@ -116,6 +124,7 @@ func TestSlimDecodeMatchesWholeOnFixtures(t *testing.T) {
 // recovered logs have them), duplicate keys (the last wins), keys in another
 // case, events the tables do not read, bare NaN in a skipped part.
 func TestSlimDecodeShapes(t *testing.T) {
+	slimAlways(t)
 	raw := []byte(`{
 	  "attachments": {"old": "x"},
 	  "events_data": {"calls": [{"request": {"a": NaN}}], "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "attachment://abc"}]},
@@ -154,6 +163,7 @@ func TestSlimDecodeShapes(t *testing.T) {
 // A sample that is not well-formed JSON anywhere, also in the parts the
 // tables do not read, is an error as before, with the same message.
 func TestSlimDecodeKeepsErrors(t *testing.T) {
+	slimAlways(t)
 	for _, raw := range []string{
 		`{"id": 1, "store": {"a": tru}}`,
 		`{"id": 1, "attachments": {"h": "unterminated}`,
@@ -177,6 +187,7 @@ func TestSlimDecodeKeepsErrors(t *testing.T) {
 // A huge attachment that nothing refers to is not copied: the decoded
 // sample's attachments are the raw bytes themselves.
 func TestSlimDecodeDoesNotCopyAttachments(t *testing.T) {
+	slimAlways(t)
 	big := strings.Repeat("x", 1<<20)
 	raw := []byte(`{"id": 1, "events": [], "attachments": {"h": "` + big + `"}}`)
 	d, err := DecodeSample(raw, "")
