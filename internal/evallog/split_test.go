@@ -203,3 +203,27 @@ func TestSlimDecodeDoesNotCopyAttachments(t *testing.T) {
 		t.Error("Release kept the reference")
 	}
 }
+
+// RawSize is what Bytes returns, for .eval members and .json samples: the
+// weight ingest takes from its in-flight budget before reading a sample.
+func TestRawSizeIsTheSampleSize(t *testing.T) {
+	for _, p := range []string{"../../testdata/logs/attachments.eval", "../../testdata/logs/int-ids.json"} {
+		l, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Samples) == 0 {
+			t.Fatalf("%s: no samples", p)
+		}
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref.RawSize() != int64(len(raw)) {
+				t.Errorf("%s %s: RawSize %d, %d bytes", p, ref.Member, ref.RawSize(), len(raw))
+			}
+		}
+		l.Close()
+	}
+}
