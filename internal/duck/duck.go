@@ -1,16 +1,17 @@
 // Package duck opens the embedded DuckDB and creates the views every query
-// runs against. Paths reach SQL only through Quote, here; .sql files never
-// hold a path.
+// runs against. Paths reach SQL only through Quote and ReadPath, here; .sql
+// files never hold a path.
 package duck
 
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
-	"os"
+	"path/filepath"
 	"strings"
 
-	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"empties/internal/store"
 	"empties/schema"
@@ -21,12 +22,24 @@ import (
 // network timeout.
 const dsnOptions = "?autoinstall_known_extensions=false&autoload_known_extensions=false"
 
-// Open opens a DuckDB database file, or an in-memory one for path "".
+// Open opens a DuckDB database file, or an in-memory one for path "". A
+// file is attached by SQL from an in-memory database, never named in the
+// DSN: the driver cuts a DSN at its first '?' and URL-decodes it, so a path
+// holding '?', '%' or '#' would open another file, or none.
 func Open(path string) (*sql.DB, error) {
-	db, err := sql.Open("duckdb", path+dsnOptions)
+	var init func(driver.ExecerContext) error
+	if path != "" {
+		attach := "ATTACH IF NOT EXISTS " + Quote(path) + " AS empties_file; USE empties_file"
+		init = func(ex driver.ExecerContext) error {
+			_, err := ex.ExecContext(context.Background(), attach, nil)
+			return err
+		}
+	}
+	c, err := duckdb.NewConnector(dsnOptions, init)
 	if err != nil {
 		return nil, err
 	}
+	db := sql.OpenDB(c)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening DuckDB %s: %w", path, err)
@@ -34,48 +47,84 @@ func Open(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// Quote returns s as a SQL string literal.
+// Quote returns s as a SQL string literal. A path that DuckDB reads
+// (read_parquet) goes through ReadPath instead, which also escapes glob
+// characters.
 func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// ReadPath returns a file path, or a pattern whose folder part is a path,
+// as a SQL string literal for DuckDB's file readers, which expand '*', '?'
+// and '[...]' in every part of a path: each is written as a one-character
+// class ([*], [?], [[]) so a dataset at runs/run* reads its own files and
+// never those of runs/run1. pattern is appended unescaped ("" for none).
+func ReadPath(path, pattern string) string {
+	var b strings.Builder
+	for _, r := range path {
+		switch r {
+		case '*', '?', '[':
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if pattern != "" {
+		b.WriteString(string(filepath.Separator) + pattern)
+	}
+	return Quote(b.String())
+}
+
+// ReadParquet is the SQL that reads a table's Parquet files in a generation
+// (or table) folder: read_parquet over root/table/*.parquet. Every view of
+// a dataset's tables is made from it.
+func ReadParquet(root, table string) string {
+	return "read_parquet(" + ReadPath(filepath.Join(root, table), "*.parquet") + ")"
+}
 
 // Ident returns s as a quoted SQL identifier.
 func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// CreateViews creates one view per table present in the dataset directory,
-// reading its Parquet files: the declared tables (whose columns are checked
-// against the schema) and any other table folder, such as the analysis
-// outputs, whose contracts live beside their SQL. It returns the tables it
-// found.
+// CreateViews creates one view per table of the current generation of the
+// dataset at dataDir (resolved once, so every view reads the same
+// generation): the declared tables (whose columns are checked against the
+// schema) and any other table folder, such as the analysis outputs, whose
+// contracts live beside their SQL. It returns the tables it found.
 func CreateViews(ctx context.Context, db *sql.DB, dataDir string) ([]string, error) {
-	return createViews(ctx, db, dataDir, true)
+	root, err := store.Current(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return createViews(ctx, db, root, true)
 }
 
-func createViews(ctx context.Context, db *sql.DB, dataDir string, strict bool) ([]string, error) {
+func createViews(ctx context.Context, db *sql.DB, root string, strict bool) ([]string, error) {
 	var found []string
+	if root == "" {
+		return nil, nil
+	}
 	declared := map[string]bool{}
 	for _, t := range schema.Tables() {
 		declared[t.Name] = true
 	}
 	for _, t := range schema.Tables() {
-		if !store.HasTable(dataDir, t.Name) {
+		if !store.HasTable(root, t.Name) {
 			continue
 		}
-		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)",
-			Ident(t.Name), Quote(store.TableGlob(dataDir, t.Name)))
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s", Ident(t.Name), ReadParquet(root, t.Name))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
 		}
 		if err := checkColumns(ctx, db, t); err != nil && strict {
-			return nil, fmt.Errorf("%s: %w", store.TableGlob(dataDir, t.Name), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(root, t.Name), err)
 		}
 		found = append(found, t.Name)
 	}
-	entries, _ := os.ReadDir(dataDir)
-	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() || declared[name] || strings.HasPrefix(name, ".") || !store.HasTable(dataDir, name) {
+	for _, name := range store.Tables(root) {
+		if declared[name] {
 			continue
 		}
-		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", Ident(name), Quote(store.TableGlob(dataDir, name)))
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s", Ident(name), ReadParquet(root, name))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", name, err)
 		}
@@ -85,18 +134,27 @@ func createViews(ctx context.Context, db *sql.DB, dataDir string, strict bool) (
 }
 
 // WriteViewsDB writes a DuckDB database file holding one view per table of
-// the dataset at dataDir, so `duckdb <file>` works on its own. A table
-// written by another version still gets its view; queries on it say why.
-func WriteViewsDB(ctx context.Context, file, dataDir string) error {
+// the generation (or folder of tables) root, so `duckdb <file>` works on its
+// own. A table written by another version still gets its view; queries on
+// it say why.
+func WriteViewsDB(ctx context.Context, file, root string) error {
 	db, err := Open(file)
 	if err != nil {
 		return err
 	}
-	if _, err := createViews(ctx, db, dataDir, false); err != nil {
+	db.SetMaxOpenConns(1) // USE is per connection
+	if _, err := createViews(ctx, db, root, false); err != nil {
 		db.Close()
 		return err
 	}
 	return db.Close()
+}
+
+// Every generation a stage commits gets its view file.
+func init() {
+	store.WriteViews = func(ctx context.Context, gen string) error {
+		return WriteViewsDB(ctx, filepath.Join(gen, store.ViewsFile), gen)
+	}
 }
 
 // checkColumns compares a view's columns with the declared schema, so data

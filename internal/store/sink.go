@@ -25,7 +25,7 @@ type Sink[T any] struct {
 
 // NewSink opens a sink for a table of the dataset.
 func NewSink[T any](d *Dataset, table string) (*Sink[T], error) {
-	dir := filepath.Join(d.staging, "final", table)
+	dir := filepath.Join(d.build, finalDir, table)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,15 @@
 // Package store writes the Parquet tables of a dataset directory without ever
-// exposing a half-written table. Rows go first to a staging directory inside
-// the dataset (one file per table per log, so a log that fails part-way is
-// simply dropped); Commit merges each table's staged files, in order, into
-// its final files and swaps the table directories in by rename. A killed run
-// leaves only its staging directory, which the next run removes.
+// exposing a half-written table or a half-switched dataset. A dataset is a
+// folder empties made (it holds empties-dataset.json); its tables live in
+// generations, DIR/gen/<n>/<table>/*.parquet, and DIR/current is a symlink
+// to the one generation readers see. A stage run builds a whole new
+// generation beside the current one (rows go first to a build folder, one
+// file per table per log, so a log that fails part-way is simply dropped;
+// tables the run does not write are hard-linked from the current
+// generation), fsyncs it, and makes it current by renaming one symlink
+// (Commit). A killed run leaves the current generation as it was and a
+// build folder that the next run removes. The layout and the steps of a
+// commit are in layout.go.
 package store
 
 import (
@@ -14,11 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
@@ -34,63 +36,6 @@ const RowsPerGroup = 8 * 1024
 // RowsPerFile starts a new part file once a table's file holds this many rows.
 const RowsPerFile = 4 * 1024 * 1024
 
-// Dataset is an output directory holding one folder per table.
-type Dataset struct {
-	Dir     string
-	staging string
-	lock    *os.File
-	seq     int
-	staged  map[string][]string // table → staged files, in order
-	drops   []string            // tables to remove at Commit
-	codec   compress.Codec      // page compression of the files it writes
-}
-
-// Create locks dir (creating it) for writing and prepares a staging area.
-// Staging directories left by killed runs are removed.
-func Create(dir string) (*Dataset, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, err
-	}
-	lock, err := os.OpenFile(filepath.Join(abs, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
-	}
-	old, _ := filepath.Glob(filepath.Join(abs, ".staging-*"))
-	for _, o := range old {
-		os.RemoveAll(o)
-	}
-	staging := filepath.Join(abs, ".staging-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	if err := os.Mkdir(staging, 0o755); err != nil {
-		lock.Close()
-		return nil, err
-	}
-	return &Dataset{Dir: abs, staging: staging, lock: lock, staged: map[string][]string{}, codec: codecs[DefaultCompression]}, nil
-}
-
-// Staging returns the staging directory, for files that are renamed into the
-// dataset at commit (such as a DuckDB database).
-func (d *Dataset) Staging() string { return d.staging }
-
-// Close releases the lock and removes the staging area. After Commit it only
-// releases the lock.
-func (d *Dataset) Close() error {
-	os.RemoveAll(d.staging)
-	if d.lock == nil {
-		return nil
-	}
-	err := d.lock.Close()
-	d.lock = nil
-	return err
-}
-
 // Writer writes rows of one table into one staged file.
 type Writer[T any] struct {
 	table string
@@ -103,7 +48,7 @@ type Writer[T any] struct {
 // NewWriter opens a staged file for a table.
 func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
 	d.seq++
-	dir := filepath.Join(d.staging, table)
+	dir := filepath.Join(d.build, "staged", table)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -205,7 +150,7 @@ func (w *Writer[T]) Discard() {
 // order. A table with no rows still gets one (empty) file, so readers of the
 // dataset always find every table.
 func Merge[T any](d *Dataset, table string) error {
-	outDir := filepath.Join(d.staging, "final", table)
+	outDir := filepath.Join(d.build, finalDir, table)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
@@ -252,96 +197,14 @@ func copyRows[T any](src string, buf []T, emit func([]T) error) error {
 // committed, one folder per table, laid out like the dataset (TableGlob,
 // duck.CreateViews read it), so a stage can read what it is about to commit
 // and still commit everything at once.
-func (d *Dataset) Merged() string { return filepath.Join(d.staging, "final") }
-
-// Commit swaps every merged table, and each extra staged file named in
-// files (relative to the staging directory), into the dataset. Tables not
-// merged in this run are left as they are.
-func (d *Dataset) Commit(files ...string) error {
-	finals, err := os.ReadDir(filepath.Join(d.staging, "final"))
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	names := make([]string, 0, len(finals))
-	for _, e := range finals {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	for _, table := range names {
-		dst := filepath.Join(d.Dir, table)
-		old := filepath.Join(d.staging, "old-"+table)
-		if err := os.Rename(dst, old); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		if err := os.Rename(filepath.Join(d.staging, "final", table), dst); err != nil {
-			return err
-		}
-	}
-	for _, f := range files {
-		if err := os.Rename(filepath.Join(d.staging, f), filepath.Join(d.Dir, f)); err != nil {
-			return err
-		}
-	}
-	for _, t := range d.drops {
-		if err := os.Rename(filepath.Join(d.Dir, t), filepath.Join(d.staging, "dropped-"+t)); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	}
-	d.drops = nil
-	return nil
-}
-
-// Drop removes tables from the dataset when Commit runs (their files go with
-// the staging area), for tables a stage makes stale.
-func (d *Dataset) Drop(tables ...string) error {
-	for _, t := range tables {
-		src := filepath.Join(d.Dir, t)
-		if _, err := os.Stat(src); os.IsNotExist(err) {
-			continue
-		}
-		d.drops = append(d.drops, t)
-	}
-	return nil
-}
-
-// TablesExcept lists the dataset's tables other than keep, sorted.
-func TablesExcept(dir string, keep ...string) []string {
-	skip := map[string]bool{}
-	for _, k := range keep {
-		skip[k] = true
-	}
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() && !skip[n] && !strings.HasPrefix(n, ".") && HasTable(dir, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// TableGlob is the read_parquet glob of a table in a dataset directory.
-func TableGlob(dir, table string) string {
-	return filepath.Join(dir, table, "*.parquet")
-}
-
-// HasTable reports whether the dataset holds a table.
-func HasTable(dir, table string) bool {
-	m, _ := filepath.Glob(TableGlob(dir, table))
-	return len(m) > 0
-}
+func (d *Dataset) Merged() string { return filepath.Join(d.build, finalDir) }
 
 // ReadAll reads every row of a table of a committed dataset.
 func ReadAll[T any](dir, table string) ([]T, error) {
-	files, err := filepath.Glob(TableGlob(dir, table))
+	files, err := tableFiles(dir, table)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no table %q (run `empties ingest` first)", dir, table)
-	}
-	sort.Strings(files)
 	var out []T
 	buf := make([]T, 1024)
 	for _, f := range files {
@@ -349,7 +212,7 @@ func ReadAll[T any](dir, table string) ([]T, error) {
 			out = append(out, rows...)
 			return nil
 		}); err != nil {
-			return nil, fmt.Errorf("%s: %w", strings.TrimPrefix(f, dir+"/"), err)
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 	}
 	return out, nil
@@ -359,14 +222,10 @@ func ReadAll[T any](dir, table string) ([]T, error) {
 // through edit, then merges it; Commit swaps it in. Rows stream through; the
 // table is never held in memory. An error from edit stops the rewrite.
 func Rewrite[T any](d *Dataset, table string, edit func(*T) error) error {
-	files, err := filepath.Glob(TableGlob(d.Dir, table))
+	files, err := tableFiles(d.Dir, table)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%s: no table %q (run `empties ingest` first)", d.Dir, table)
-	}
-	sort.Strings(files)
 	buf := make([]T, 1024)
 	for _, src := range files {
 		w, err := NewWriter[T](d, table)
@@ -395,14 +254,10 @@ func Rewrite[T any](d *Dataset, table string, edit func(*T) error) error {
 // Scan streams every row of a table of a committed dataset through fn, in
 // file order.
 func Scan[T any](dir, table string, fn func(*T) error) error {
-	files, err := filepath.Glob(TableGlob(dir, table))
+	files, err := tableFiles(dir, table)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%s: no table %q (run `empties ingest` first)", dir, table)
-	}
-	sort.Strings(files)
 	buf := make([]T, 1024)
 	for _, f := range files {
 		if err := copyRows(f, buf, func(rows []T) error {

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -273,11 +272,11 @@ func writeRuns(ctx context.Context, conn *sql.Conn, results []*Result, p Params,
 }
 
 // copyOut writes a table as the dataset table of the same name: one Parquet
-// file in the directory store.Merge would fill, which Commit swaps in by
-// rename, so readers never see a half-written table.
+// file in its folder of the next generation, which Commit switches in, so
+// readers never see a half-written table.
 func copyOut(ctx context.Context, conn *sql.Conn, ds *store.Dataset, table, order string) error {
-	dir := filepath.Join(ds.Staging(), "final", table)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := ds.TableDir(table)
+	if err != nil {
 		return err
 	}
 	q := fmt.Sprintf("COPY (SELECT * FROM %s ORDER BY %s) TO %s (FORMAT parquet, COMPRESSION zstd)",

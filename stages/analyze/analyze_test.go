@@ -19,8 +19,8 @@ import (
 
 // writeDataset writes a dataset directory from given rows: every schema table
 // is created with its declared columns, given fills some, and each table
-// holding rows is written as dir/<table>/part-00000.parquet, the layout the
-// store writes. Tables without rows are absent from the dataset.
+// holding rows is written as its part-00000.parquet in one generation of
+// the dataset at dir. Tables without rows are absent from the dataset.
 func writeDataset(t testing.TB, given string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -38,6 +38,11 @@ func writeDataset(t testing.TB, given string) string {
 			t.Fatalf("given: %s: %v", stmt, err)
 		}
 	}
+	ds, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
 	for _, n := range names {
 		var rows int64
 		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+duck.Ident(n)).Scan(&rows); err != nil {
@@ -46,13 +51,17 @@ func writeDataset(t testing.TB, given string) string {
 		if rows == 0 {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dir, n), 0o755); err != nil {
+		td, err := ds.TableDir(n)
+		if err != nil {
 			t.Fatal(err)
 		}
-		q := fmt.Sprintf("COPY %s TO %s (FORMAT parquet)", duck.Ident(n), duck.Quote(filepath.Join(dir, n, "part-00000.parquet")))
+		q := fmt.Sprintf("COPY %s TO %s (FORMAT parquet)", duck.Ident(n), duck.Quote(filepath.Join(td, "part-00000.parquet")))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -78,7 +87,11 @@ func runAnalyze(t *testing.T, dir string) string {
 func readOutput(t *testing.T, dir, table, columns, order string) []string {
 	t.Helper()
 	conn := testDB(t)
-	return queryRows(t, conn, fmt.Sprintf("SELECT %s FROM read_parquet(%s) ORDER BY %s", columns, duck.Quote(store.TableGlob(dir, table)), order))
+	root, err := store.Current(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return queryRows(t, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", columns, duck.ReadParquet(root, table), order))
 }
 
 func TestRunWritesEveryOutput(t *testing.T) {
@@ -171,7 +184,7 @@ func TestRunIsReproducible(t *testing.T) {
 	if got := readOutput(t, dir, "tight_vs_default", "count(*), count(ci_low)", "1"); got[0] != "2 | 2" {
 		t.Errorf("tight_vs_default rows with an interval: %v", got)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "class_rates", "*.parquet"))
+	files := store.TableFiles(dir, "class_rates")
 	if len(files) != 1 {
 		t.Errorf("class_rates files after two runs: %v", files)
 	}
@@ -212,13 +225,16 @@ func TestCheckOutputs(t *testing.T) {
 		t.Fatalf("after analyze: broken %v, absent %v, %v", broken, absent, err)
 	}
 	conn := testDB(t)
-	glob := duck.Quote(store.TableGlob(dir, "class_rates"))
-	tampered := filepath.Join(t.TempDir(), "x.parquet")
-	if _, err := conn.ExecContext(context.Background(), fmt.Sprintf(
-		"COPY (SELECT * REPLACE (rate * 2 AS rate) FROM read_parquet(%s)) TO %s (FORMAT parquet)", glob, duck.Quote(tampered))); err != nil {
+	root, err := store.Current(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tampered, filepath.Join(dir, "class_rates", "part-00000.parquet")); err != nil {
+	tampered := filepath.Join(t.TempDir(), "x.parquet")
+	if _, err := conn.ExecContext(context.Background(), fmt.Sprintf(
+		"COPY (SELECT * REPLACE (rate * 2 AS rate) FROM %s) TO %s (FORMAT parquet)", duck.ReadParquet(root, "class_rates"), duck.Quote(tampered))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tampered, filepath.Join(root, "class_rates", "part-00000.parquet")); err != nil {
 		t.Fatal(err)
 	}
 	broken, _, err = CheckOutputs(context.Background(), dir)

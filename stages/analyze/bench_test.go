@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,6 +119,11 @@ func writeBenchDataset(b *testing.B, dir string) {
 			b.Fatalf("%s: %v", stmt, err)
 		}
 	}
+	ds, err := store.Create(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ds.Close()
 	for table, src := range benchTables {
 		t, _ := schema.Lookup(table)
 		rows, err := db.QueryContext(ctx, "SELECT * FROM ("+src+") LIMIT 0")
@@ -140,14 +144,18 @@ func writeBenchDataset(b *testing.B, dir string) {
 			}
 			sel = append(sel, fmt.Sprintf("CAST(%s AS %s) AS %s", expr, c.Type, duck.Ident(c.Name)))
 		}
-		if err := os.MkdirAll(filepath.Join(dir, table), 0o755); err != nil {
+		td, err := ds.TableDir(table)
+		if err != nil {
 			b.Fatal(err)
 		}
 		q := fmt.Sprintf("COPY (SELECT %s FROM (%s)) TO %s (FORMAT parquet, COMPRESSION zstd)",
-			strings.Join(sel, ", "), src, duck.Quote(filepath.Join(dir, table, "part-00000.parquet")))
+			strings.Join(sel, ", "), src, duck.Quote(filepath.Join(td, "part-00000.parquet")))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			b.Fatalf("%s: %v", table, err)
 		}
+	}
+	if err := ds.Commit(); err != nil {
+		b.Fatal(err)
 	}
 }
 

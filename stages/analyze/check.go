@@ -31,6 +31,13 @@ func CheckOutputs(ctx context.Context, dataDir string) (broken, absent []string,
 		return nil, nil, err
 	}
 	defer conn.Close()
+	root, err := store.Current(dataDir) // once: every view reads one generation
+	if err != nil {
+		return nil, nil, err
+	}
+	if root != "" {
+		dataDir = root
+	}
 	present, err := createSourceViews(ctx, conn, dataDir)
 	if err != nil {
 		return nil, nil, err
@@ -50,11 +57,11 @@ func CheckOutputs(ctx context.Context, dataDir string) (broken, absent []string,
 	sort.Strings(names)
 	var have []string
 	for _, name := range names {
-		if !store.HasTable(dataDir, name) {
+		if root == "" || !store.HasTable(root, name) {
 			absent = append(absent, name)
 			continue
 		}
-		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s)", duck.Ident(name), duck.Quote(store.TableGlob(dataDir, name)))
+		q := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s", duck.Ident(name), duck.ReadParquet(root, name))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}

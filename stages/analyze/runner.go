@@ -197,21 +197,25 @@ func (st *Step) where() string {
 // file runs and a measure without data yields an empty table. It returns the
 // tables present.
 func createSourceViews(ctx context.Context, q querier, dataDir string) (map[string]bool, error) {
+	root, err := store.Current(dataDir) // once: every view reads one generation
+	if err != nil {
+		return nil, err
+	}
 	present := map[string]bool{}
 	for _, t := range schema.Tables() {
 		var cols []string
 		var q2 string
-		if store.HasTable(dataDir, t.Name) {
+		if root != "" && store.HasTable(root, t.Name) {
 			for _, c := range t.Columns() {
 				cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", duck.Ident(c.Name), c.Type, duck.Ident(c.Name)))
 			}
-			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM read_parquet(%s)",
-				duck.Ident(t.Name), strings.Join(cols, ", "), duck.Quote(store.TableGlob(dataDir, t.Name)))
+			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM %s",
+				duck.Ident(t.Name), strings.Join(cols, ", "), duck.ReadParquet(root, t.Name))
 			// A superseded log's rows (ingest's log set) are counted by no
 			// measure: every view keyed by log_id leaves them out.
-			if hasColumn(t, "log_id") && store.HasTable(dataDir, "logs") {
-				q2 += fmt.Sprintf(" WHERE log_id NOT IN (SELECT log_id FROM read_parquet(%s) WHERE set_status = 'superseded')",
-					duck.Quote(store.TableGlob(dataDir, "logs")))
+			if hasColumn(t, "log_id") && store.HasTable(root, "logs") {
+				q2 += fmt.Sprintf(" WHERE log_id NOT IN (SELECT log_id FROM %s WHERE set_status = 'superseded')",
+					duck.ReadParquet(root, "logs"))
 			}
 			present[t.Name] = true
 		} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/store"
 	"empties/schema"
 )

@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/decide"
 	"empties/stages/ingest"
 )
 
-// writeTable stores rows given as SQL into DIR/<name>/part-00000.parquet.
+// writeTable stores rows given as SQL as table name of the dataset at dir.
 func writeTable(t *testing.T, dir, name, selectSQL string) {
 	t.Helper()
 	db, err := duck.Open("")
@@ -23,12 +23,21 @@ func writeTable(t *testing.T, dir, name, selectSQL string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+	ds, err := store.Create(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	q := "COPY (" + selectSQL + ") TO " + duck.Quote(filepath.Join(dir, name, "part-00000.parquet")) + " (FORMAT parquet)"
+	defer ds.Close()
+	td, err := ds.TableDir(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "COPY (" + selectSQL + ") TO " + duck.Quote(filepath.Join(td, "part-00000.parquet")) + " (FORMAT parquet)"
 	if _, err := db.ExecContext(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }
 

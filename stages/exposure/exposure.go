@@ -68,6 +68,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/store"
 )
 
 // Options configures a scan.
@@ -99,14 +101,14 @@ PATH is a source tree (holding src/inspect_evals/), a folder holding an
 inspect_evals package (site-packages), or the package folder itself. No logs
 are needed.
 
-Writes DIR/exposure/exposure.parquet (one row per eval × criterion × file ×
-line) and DIR/exposure/exposure.md (the same, grouped by eval), and prints how
+Writes DIR/current/exposure/exposure.parquet (one row per eval × criterion × file ×
+line) and DIR/current/exposure/exposure.md (the same, grouped by eval), and prints how
 many evals meet each criterion.
 
 Examples:
    empties exposure .venv/lib/python3.11/site-packages/inspect_evals --out data/study
    empties exposure ~/src/inspect_evals --out data/exposure-main
-   duckdb -c "SELECT criterion_name, count(DISTINCT eval) FROM 'data/study/exposure/exposure.parquet' GROUP BY ALL"`,
+   duckdb -c "SELECT criterion_name, count(DISTINCT eval) FROM 'data/study/current/exposure/exposure.parquet' GROUP BY ALL"`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write results to `DIR`/exposure/", Required: true},
 		},
@@ -132,7 +134,14 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(opts.Out, "exposure")
+	// The exposure table (and its Markdown beside it) is one table of the
+	// dataset's next generation, switched in with the others kept.
+	ds, err := store.Create(opts.Out)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	dir := filepath.Join(ds.Staging(), "final", "exposure")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
@@ -142,5 +151,8 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 	if err := writeMarkdown(filepath.Join(dir, "exposure.md"), res); err != nil {
 		return err
 	}
-	return summary(stdout, res, dir)
+	if err := ds.Commit(); err != nil {
+		return err
+	}
+	return summary(stdout, res, filepath.Join(ds.Dir, store.CurrentLink, "exposure"))
 }

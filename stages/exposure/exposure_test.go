@@ -287,7 +287,7 @@ func TestRunWritesTables(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	file := filepath.Join(out, "exposure", "exposure.parquet")
+	file := filepath.Join(out, "current", "exposure", "exposure.parquet")
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestRunWritesTables(t *testing.T) {
 		t.Errorf("code = %q", rows[0].Code)
 	}
 
-	md, err := os.ReadFile(filepath.Join(out, "exposure", "exposure.md"))
+	md, err := os.ReadFile(filepath.Join(out, "current", "exposure", "exposure.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,11 +362,11 @@ func TestRunWritesTables(t *testing.T) {
 		"  2 unguarded_judge    3 evals\n" +
 		"  3 max_tokens         0 evals\n" +
 		"  4 refusal_signal     0 evals\n" +
-		"wrote 4 findings to " + filepath.Join(out, "exposure", "exposure.parquet") + " and " + filepath.Join(out, "exposure", "exposure.md") + "\n"
+		"wrote 4 findings to " + filepath.Join(out, "current", "exposure", "exposure.parquet") + " and " + filepath.Join(out, "current", "exposure", "exposure.md") + "\n"
 	if stdout.String() != wantOut {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout.String(), wantOut)
 	}
-	if left, _ := filepath.Glob(filepath.Join(out, "exposure", ".*.tmp")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(out, "current", "exposure", ".*.tmp")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
@@ -456,7 +456,7 @@ func TestCommandArgs(t *testing.T) {
 	if !strings.Contains(stdout.String(), "scanned 1 evals") {
 		t.Errorf("stdout = %q", stdout.String())
 	}
-	if _, err := os.Stat(filepath.Join(out, "exposure", "exposure.parquet")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "current", "exposure", "exposure.parquet")); err != nil {
 		t.Error(err)
 	}
 }

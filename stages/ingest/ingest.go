@@ -21,7 +21,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"empties/internal/cliutil"
-	"empties/internal/duck"
+	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/evallog"
 	"empties/internal/store"
 	"empties/schema"
@@ -670,8 +670,8 @@ func (w *writer) abort() {
 	}
 }
 
-// finish writes ingest_errors and the DuckDB view file, and swaps every
-// table into the dataset.
+// finish writes ingest_errors and makes the new tables, with the DuckDB
+// view file, the dataset's current generation.
 func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	errs, err := store.NewWriter[schema.IngestError](ds, "ingest_errors")
 	if err != nil {
@@ -692,19 +692,11 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
 	if err := ds.Drop(store.TablesExcept(ds.Dir, schema.KeptWhenRepliesChange()...)...); err != nil {
 		return err
 	}
-	if err := ds.Commit(); err != nil {
-		return err
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the current generation stays as it was
 	}
-	// The view file is written after the tables are in place (DuckDB binds a
-	// view's files when it is created) and renamed in, so a reader never
-	// opens a half-written database.
-	const dbName = "empties.duckdb"
-	tmp := ds.Staging() + "/" + dbName
-	if err := duck.WriteViewsDB(ctx, tmp, ds.Dir); err != nil {
-		return err
-	}
-	os.Remove(tmp + ".wal")
-	return ds.Commit(dbName)
+	// One switch: the tables, the drops and the view file (store.Commit).
+	return ds.Commit()
 }
 
 func newLogContext(path string, l *evallog.Log) *logContext {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"empties/internal/manifest"
+	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/check"
 	"empties/stages/ingest"
@@ -183,24 +184,30 @@ func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
 func TestReingestDropsDerivedTables(t *testing.T) {
 	dir := ingested(t)
 	rescored(t, dir)
-	if err := os.MkdirAll(filepath.Join(dir, "exposure"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exp, err := os.ReadFile(filepath.Join(dir, "logs", "part-00000.parquet"))
+	exp, err := os.ReadFile(store.TableFiles(dir, "logs")[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "exposure", "exposure.parquet"), exp, 0o644)
+	ds, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td, _ := ds.TableDir("exposure")
+	os.WriteFile(filepath.Join(td, "exposure.parquet"), exp, 0o644)
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ds.Close()
 	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, gone := range []string{"policy_scores", "headlines", "p0_check", "reply_outcomes", "log_assignments"} {
-		if _, err := os.Stat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+		if store.HasTable(dir, gone) {
 			t.Errorf("%s survived a new ingest", gone)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "exposure", "exposure.parquet")); err != nil {
-		t.Errorf("exposure was removed: %v", err)
+	if !store.HasTable(dir, "exposure") {
+		t.Errorf("exposure was removed")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"

@@ -219,25 +219,27 @@ func TestJudgeTestsRows(t *testing.T) {
 
 func copyDataset(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if strings.HasPrefix(filepath.Base(p), ".") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
+	ds, err := store.Create(dst)
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	for _, table := range store.Tables(src) {
+		td, err := ds.TableDir(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range store.TableFiles(src, table) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(td, filepath.Base(f)), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := ds.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	if !store.HasTable(dst, "replies") {

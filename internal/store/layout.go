@@ -1,0 +1,662 @@
+package store
+
+// The layout of a dataset folder DIR:
+//
+//	DIR/empties-dataset.json    marker: this folder is an empties dataset, and its format
+//	DIR/.lock                   held (flock) by the one process writing DIR
+//	DIR/current -> gen/<n>      symlink to the generation readers see
+//	DIR/empties.duckdb -> current/empties.duckdb
+//	DIR/gen/<n>/<table>/*.parquet
+//	DIR/gen/<n>/empties.duckdb  one DuckDB view per table of generation n
+//	DIR/gen/<n>/generation.json the tables and files of generation n
+//	DIR/gen/.build-<pid>-<t>/   a run's build folder (gone after Commit or Close)
+//
+// Tables never sit at the top of DIR, so a dataset written into a folder
+// beside Inspect's ./logs cannot meet it, and everything empties removes is
+// under DIR/gen/ and named in a generation.json or a build folder it marked as
+// its own. A folder that is neither empty nor marked is refused.
+//
+// Commit, step by step (commitStep numbers them for the kill tests):
+//
+//  1. the tables this run did not write (nor Drop) are hard-linked from the
+//     current generation into the build's final folder, and generation.json
+//     is written there;
+//  2. the final folder is renamed to gen/<n>, n one past the highest
+//     generation;
+//  3. the DuckDB view file is written into gen/<n> (WriteViews);
+//  4. every file and folder of gen/<n>, and gen/ itself, is fsynced;
+//  5. a new symlink .current-<n> -> gen/<n> is made beside current;
+//  6. it is renamed over current, and DIR is fsynced: the switch, one atomic
+//     rename; readers see the old generation before it and the new one after;
+//  7. DIR/empties.duckdb is made if missing;
+//  8. the previous generation is removed (the files its generation.json
+//     names; a file empties did not write keeps its folder alive).
+//
+// A run killed before step 6 leaves current as it was and a build folder or
+// an unswitched gen/<n>; one killed after it leaves the new generation
+// current and perhaps the old one. The next Create removes both kinds of
+// leftover.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/parquet-go/parquet-go/compress"
+)
+
+// FormatVersion is the dataset layout written by this empties. Version 1 was
+// the layout with the tables at the top of DIR (no marker).
+const FormatVersion = 2
+
+const (
+	// MarkerFile names a folder as an empties dataset.
+	MarkerFile = "empties-dataset.json"
+	// CurrentLink is the symlink to the current generation.
+	CurrentLink = "current"
+	// ViewsFile is the DuckDB view file of a generation, and the symlink at
+	// the top of DIR that reaches the current one.
+	ViewsFile = "empties.duckdb"
+	genDir    = "gen"
+	genFile   = "generation.json"
+	finalDir  = "final"
+	lockFile  = ".lock"
+	buildMark = ".empties-build"
+)
+
+// WriteViews writes the DuckDB view file of a generation (ViewsFile inside
+// genDir) at step 3 of Commit. Package duck sets it; a program that does not
+// link duck writes generations without a view file.
+var WriteViews func(ctx context.Context, genDir string) error
+
+// commitStep is called after each step of Commit, with its number; the kill
+// tests set it to stop the process there.
+var commitStep = func(int) {}
+
+// Dataset is a dataset folder opened for writing: it holds the lock and the
+// build folder of the next generation.
+type Dataset struct {
+	Dir    string
+	build  string
+	lock   *os.File
+	seq    int
+	staged map[string][]string // table → staged files, in order
+	drops  []string            // tables left out of the next generation
+	codec  compress.Codec      // page compression of the files it writes
+}
+
+type marker struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
+
+// generation is the content of generation.json.
+type generation struct {
+	Generation int                 `json:"generation"`
+	Parent     int                 `json:"parent"`
+	Written    string              `json:"written"`
+	Tables     map[string][]string `json:"tables"` // table → its file names
+	Files      []string            `json:"files"`  // other files of the generation
+}
+
+// Create opens dir for writing: it creates it (or takes an empty folder) as
+// a new dataset, or opens an empties dataset, locks it, and removes what
+// killed runs left. A folder that holds anything else is refused, and left
+// as it was.
+func Create(dir string) (*Dataset, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	marked, err := checkMarker(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !marked {
+		if err := checkEmpty(abs); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := os.OpenFile(filepath.Join(abs, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
+	}
+	d := &Dataset{Dir: abs, lock: lock, codec: codecs[DefaultCompression]}
+	if !marked {
+		b, _ := json.Marshal(marker{Format: "empties dataset", Version: FormatVersion})
+		if err := writeSynced(filepath.Join(abs, MarkerFile), append(b, '\n')); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(abs, genDir), 0o755); err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.recover()
+	if err := d.newBuild(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// checkMarker reports whether dir is an empties dataset of a format this
+// empties writes.
+func checkMarker(dir string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var m marker
+	if err := json.Unmarshal(b, &m); err != nil || m.Format != "empties dataset" {
+		return false, fmt.Errorf("%s: %s is not an empties dataset marker; refusing to write into %s", dir, MarkerFile, dir)
+	}
+	if m.Version > FormatVersion {
+		return false, fmt.Errorf("%s was written by a newer empties (dataset format %d, this one writes %d); use that version", dir, m.Version, FormatVersion)
+	}
+	return true, nil
+}
+
+// checkEmpty refuses a folder with anything in it that is not an empties
+// dataset.
+func checkEmpty(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != lockFile {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "replies")); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(dir, ViewsFile)); err == nil {
+			return fmt.Errorf("%s holds a dataset written by an older empties (tables at the top, no %s); nothing was changed: ingest again into a new folder, e.g. --out %s-v2", dir, MarkerFile, filepath.Base(dir))
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "...")
+	}
+	return fmt.Errorf("%s is not an empties dataset (no %s) and is not empty (%s); nothing was changed: write the dataset to a new or empty folder, e.g. --out data/study", dir, MarkerFile, strings.Join(names, ", "))
+}
+
+// newBuild makes the build folder of the next generation.
+func (d *Dataset) newBuild() error {
+	b := filepath.Join(d.Dir, genDir, ".build-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Mkdir(b, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(b, buildMark), nil, 0o644); err != nil {
+		return err
+	}
+	if err := os.Mkdir(filepath.Join(b, finalDir), 0o755); err != nil {
+		return err
+	}
+	d.build, d.staged, d.drops, d.seq = b, map[string][]string{}, nil, 0
+	return nil
+}
+
+// Staging returns the build folder. Files a stage writes into
+// Staging()/final/<table>/ form that table of the next generation; other
+// files named to Commit move into the generation.
+func (d *Dataset) Staging() string { return d.build }
+
+// Close removes the build folder of an uncommitted run and releases the
+// lock.
+func (d *Dataset) Close() error {
+	if d.build != "" {
+		removeBuild(d.build)
+		d.build = ""
+	}
+	if d.lock == nil {
+		return nil
+	}
+	err := d.lock.Close()
+	d.lock = nil
+	return err
+}
+
+// recover removes what killed runs left, under the lock: build folders
+// marked as empties' own, symlinks of a switch not made, and generations
+// that are not current.
+func (d *Dataset) recover() {
+	gdir := filepath.Join(d.Dir, genDir)
+	entries, _ := os.ReadDir(gdir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".build-") && e.IsDir() {
+			removeBuild(filepath.Join(gdir, e.Name()))
+		}
+	}
+	top, _ := os.ReadDir(d.Dir)
+	for _, e := range top {
+		if strings.HasPrefix(e.Name(), ".current-") && e.Type()&os.ModeSymlink != 0 {
+			os.Remove(filepath.Join(d.Dir, e.Name()))
+		}
+	}
+	os.Remove(filepath.Join(d.Dir, MarkerFile+".tmp"))
+	cur, _ := currentNumber(d.Dir)
+	for _, n := range generations(d.Dir) {
+		if n != cur {
+			removeGeneration(d.Dir, n)
+		}
+	}
+}
+
+// removeBuild removes a build folder, only if it carries empties' mark.
+func removeBuild(b string) {
+	if _, err := os.Stat(filepath.Join(b, buildMark)); err == nil {
+		os.RemoveAll(b)
+	}
+}
+
+// generations lists the numbered generation folders, in order.
+func generations(dir string) []int {
+	entries, _ := os.ReadDir(filepath.Join(dir, genDir))
+	var out []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() && genName(n) == e.Name() {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func genName(n int) string { return fmt.Sprintf("%06d", n) }
+
+// currentNumber is the number of the current generation (0: none).
+func currentNumber(dir string) (int, error) {
+	t, err := os.Readlink(filepath.Join(dir, CurrentLink))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	n, err := strconv.Atoi(filepath.Base(t))
+	if err != nil || filepath.Dir(t) != genDir {
+		return 0, fmt.Errorf("%s: %s points to %s, not a generation", dir, CurrentLink, t)
+	}
+	return n, nil
+}
+
+// removeGeneration removes the files generation n's generation.json names,
+// then the folders they leave empty. A file empties did not write stays, and
+// so does its folder.
+func removeGeneration(dir string, n int) {
+	g := filepath.Join(dir, genDir, genName(n))
+	gen, err := readGeneration(g)
+	if err != nil {
+		return // not a complete generation of ours: leave it
+	}
+	for t, files := range gen.Tables {
+		for _, f := range files {
+			os.Remove(filepath.Join(g, t, f))
+		}
+		os.Remove(filepath.Join(g, t))
+	}
+	for _, f := range gen.Files {
+		os.Remove(filepath.Join(g, f))
+	}
+	os.Remove(filepath.Join(g, genFile))
+	os.Remove(g)
+}
+
+func readGeneration(g string) (*generation, error) {
+	b, err := os.ReadFile(filepath.Join(g, genFile))
+	if err != nil {
+		return nil, err
+	}
+	var gen generation
+	if err := json.Unmarshal(b, &gen); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(g, genFile), err)
+	}
+	return &gen, nil
+}
+
+// Current returns the folder of the current generation of the dataset at
+// dir, whose table folders readers read: resolved once, so a reader that
+// takes every table from it sees one generation. A marked dataset with no
+// generation yet returns "". A folder without a marker is returned as it is
+// (a folder of table folders, such as one a test writes by hand).
+func Current(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(abs, MarkerFile)); err != nil {
+		return abs, nil
+	}
+	n, err := currentNumber(abs)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return filepath.Join(abs, genDir, genName(n)), nil
+}
+
+// tableRoot is Current, with an error only for a broken pointer.
+func tableRoot(dir string) string {
+	r, err := Current(dir)
+	if err != nil {
+		return filepath.Join(dir, genDir, "broken-"+CurrentLink)
+	}
+	return r
+}
+
+// TableFiles lists a table's Parquet files in the current generation of
+// the dataset at dir, sorted; none if the table is absent.
+func TableFiles(dir, table string) []string {
+	root := tableRoot(dir)
+	if root == "" {
+		return nil
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, table))
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") {
+			out = append(out, filepath.Join(root, table, e.Name()))
+		}
+	}
+	return out
+}
+
+func tableFiles(dir, table string) ([]string, error) {
+	files := TableFiles(dir, table)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no table %q (run `empties ingest` first)", dir, table)
+	}
+	return files, nil
+}
+
+// TableGlob is the path pattern of a table's files in the current
+// generation, for messages. It is not escaped: SQL names a table's files
+// through duck.ReadParquet.
+func TableGlob(dir, table string) string {
+	return filepath.Join(tableRoot(dir), table, "*.parquet")
+}
+
+// HasTable reports whether the current generation of the dataset holds a
+// table.
+func HasTable(dir, table string) bool {
+	return len(TableFiles(dir, table)) > 0
+}
+
+// Tables lists the tables of the current generation, sorted.
+func Tables(dir string) []string {
+	return TablesExcept(dir)
+}
+
+// TablesExcept lists the tables of the current generation other than keep,
+// sorted.
+func TablesExcept(dir string, keep ...string) []string {
+	skip := map[string]bool{}
+	for _, k := range keep {
+		skip[k] = true
+	}
+	root := tableRoot(dir)
+	if root == "" {
+		return nil
+	}
+	entries, _ := os.ReadDir(root)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() && !skip[n] && !strings.HasPrefix(n, ".") && len(TableFiles(dir, n)) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Drop leaves tables out of the generation the next Commit makes, for
+// tables a stage makes stale.
+func (d *Dataset) Drop(tables ...string) error {
+	d.drops = append(d.drops, tables...)
+	return nil
+}
+
+// Commit makes the next generation current: every table merged or written
+// into the build in this run, each extra file named in files (relative to
+// the build folder, Staging()), and every table of the current generation
+// the run did not write or Drop. It switches them together in one atomic
+// rename, after fsyncing them, and removes the previous generation once the
+// switch is durable (see the top of this file). The Dataset stays open for
+// another Commit.
+func (d *Dataset) Commit(files ...string) error {
+	if d.build == "" {
+		return errors.New("store: Commit after Close")
+	}
+	final := filepath.Join(d.build, finalDir)
+	prev, err := currentNumber(d.Dir)
+	if err != nil {
+		return err
+	}
+	gen := generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
+	written, err := os.ReadDir(final)
+	if err != nil {
+		return err
+	}
+	for _, e := range written {
+		if e.IsDir() {
+			gen.Tables[e.Name()] = nil
+		}
+	}
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
+			return err
+		}
+		gen.Files = append(gen.Files, f)
+	}
+	dropped := map[string]bool{}
+	for _, t := range d.drops {
+		dropped[t] = true
+	}
+	if prev > 0 {
+		old := filepath.Join(d.Dir, genDir, genName(prev))
+		og, err := readGeneration(old)
+		if err != nil {
+			return err
+		}
+		for t, names := range og.Tables {
+			if _, ok := gen.Tables[t]; ok || dropped[t] {
+				continue
+			}
+			if err := linkTable(filepath.Join(old, t), filepath.Join(final, t), names); err != nil {
+				return err
+			}
+			gen.Tables[t] = nil
+		}
+	}
+	for t := range gen.Tables {
+		entries, err := os.ReadDir(filepath.Join(final, t))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			gen.Tables[t] = append(gen.Tables[t], e.Name())
+		}
+	}
+	gen.Files = append(gen.Files, ViewsFile, ViewsFile+".wal")
+	n := prev + 1
+	if all := generations(d.Dir); len(all) > 0 && all[len(all)-1] >= n {
+		n = all[len(all)-1] + 1
+	}
+	gen.Generation = n
+	b, err := json.MarshalIndent(gen, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(final, genFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	commitStep(1)
+
+	gpath := filepath.Join(d.Dir, genDir, genName(n))
+	if err := os.Rename(final, gpath); err != nil {
+		return err
+	}
+	commitStep(2)
+	if WriteViews != nil {
+		if err := WriteViews(context.Background(), gpath); err != nil {
+			return err
+		}
+		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
+	}
+	commitStep(3)
+	if err := syncTree(gpath); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Join(d.Dir, genDir)); err != nil {
+		return err
+	}
+	commitStep(4)
+	tmp := filepath.Join(d.Dir, ".current-"+genName(n))
+	os.Remove(tmp)
+	if err := os.Symlink(filepath.Join(genDir, genName(n)), tmp); err != nil {
+		return err
+	}
+	commitStep(5)
+	if err := os.Rename(tmp, filepath.Join(d.Dir, CurrentLink)); err != nil {
+		return err
+	}
+	if err := syncDir(d.Dir); err != nil {
+		return err
+	}
+	commitStep(6)
+	if _, err := os.Lstat(filepath.Join(d.Dir, ViewsFile)); os.IsNotExist(err) {
+		if err := os.Symlink(filepath.Join(CurrentLink, ViewsFile), filepath.Join(d.Dir, ViewsFile)); err != nil {
+			return err
+		}
+	}
+	commitStep(7)
+	if prev > 0 {
+		removeGeneration(d.Dir, prev)
+	}
+	removeBuild(d.build)
+	commitStep(8)
+	return d.newBuild()
+}
+
+// linkTable hard-links a table's files into the new generation (copying
+// them where the file system has no hard links).
+func linkTable(src, dst string, names []string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		s, t := filepath.Join(src, name), filepath.Join(dst, name)
+		if err := os.Link(s, t); err != nil {
+			if err := copyFile(s, t); err != nil {
+				return fmt.Errorf("carrying %s into the new generation: %w", s, err)
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncTree fsyncs every file and folder under root, root included.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return syncDir(p)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+func syncDir(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeSynced writes a small file through a temporary name, fsynced, then
+// fsyncs its folder.
+func writeSynced(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// TableDir returns the folder of a table in the next generation (made if
+// need be), for a stage that writes a table's Parquet files itself, such as
+// DuckDB's COPY; Commit switches it in with the rest.
+func (d *Dataset) TableDir(table string) (string, error) {
+	p := filepath.Join(d.build, finalDir, table)
+	return p, os.MkdirAll(p, 0o755)
+}
