@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -145,17 +146,38 @@ func typedUsageErrors(cmd *cli.Command) {
 	}
 }
 
-// RunMain is the body of every main: SIGINT/SIGTERM cancel the context, and
-// the exit code comes from Main.
+// RunMain is the body of every main. A first SIGINT or SIGTERM cancels the
+// context: the stage stops at its next check and commits nothing; if it has
+// not returned within StopGrace (a read blocked on a stalled file system), or
+// a second signal comes, the process ends at once with code 130. Neither
+// can leave a half-switched dataset: a stage's tables become current in one
+// atomic rename (internal/store), so the dataset is the old one or the new
+// one, and the next run removes what the stopped one left.
 func RunMain(cmd *cli.Command) {
 	// No heap profile is ever written, so the runtime need not sample
 	// allocations (a stack walk every 512 KB: about 1% of ingest's time).
 	runtime.MemProfileRate = 0
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		select {
+		case <-sigs:
+			fmt.Fprintf(os.Stderr, "%s: interrupted again: stopping now\n", cmd.Name)
+		case <-time.After(StopGrace):
+			fmt.Fprintf(os.Stderr, "%s: interrupted: still busy after %s, stopping now\n", cmd.Name, StopGrace)
+		}
+		os.Exit(130)
+	}()
 	code := Main(ctx, cmd, os.Args, os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
 }
+
+// StopGrace is how long a first signal waits for the stage to stop.
+const StopGrace = 5 * time.Second
 
 // Stage turns one stage command into a root command of its own, for the thin
 // stage binaries under cmd/.

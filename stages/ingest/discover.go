@@ -16,11 +16,20 @@ import (
 // (§1.1).
 var skippedJSON = map[string]bool{"logs.json": true, "listing.json": true, "eval-set.json": true}
 
+// Skipped is a file ingest found and did not read, with why; the summary
+// names every one.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
 // discover expands files and folders (recursively) into log files, sorted and
 // de-duplicated. Folders contribute every .eval file and every .json file
 // that starts like an Inspect log; a file named explicitly is always taken,
-// so a bad one is reported rather than skipped.
-func discover(paths []string) (files []string, skipped int, err error) {
+// so a bad one is reported rather than skipped. Whatever is not a regular
+// file (a FIFO, socket or device, found or named) is skipped unopened: an
+// open would block, or read forever.
+func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	seen := map[string]bool{}
 	add := func(p string) error {
 		abs, err := filepath.Abs(p)
@@ -33,17 +42,28 @@ func discover(paths []string) (files []string, skipped int, err error) {
 		}
 		return nil
 	}
+	skip := func(p, reason string) {
+		abs, _ := filepath.Abs(p)
+		if !seen[abs] {
+			seen[abs] = true
+			skipped = append(skipped, Skipped{abs, reason})
+		}
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			if os.IsNotExist(err) {
-				return nil, 0, cliutil.Usagef("ingest: %s: no such file or folder", p)
+				return nil, nil, cliutil.Usagef("ingest: %s: no such file or folder", p)
 			}
-			return nil, 0, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				skip(p, notRegular(st.Mode()))
+				continue
+			}
 			if err := add(p); err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			continue
 		}
@@ -54,7 +74,7 @@ func discover(paths []string) (files []string, skipped int, err error) {
 			name := e.Name()
 			if e.IsDir() {
 				// .buffer holds a running eval's realtime segments; dot
-				// folders also hold empties' own staging areas.
+				// folders also hold empties' own build folders.
 				if q != p && strings.HasPrefix(name, ".") {
 					return filepath.SkipDir
 				}
@@ -64,23 +84,68 @@ func discover(paths []string) (files []string, skipped int, err error) {
 				}
 				return nil
 			}
-			switch {
-			case strings.HasSuffix(name, ".eval"):
-				return add(q)
-			case strings.HasSuffix(name, ".json") && !skippedJSON[name]:
-				if looksLikeLog(q) {
-					return add(q)
-				}
-				skipped++
+			isEval, isJSON := strings.HasSuffix(name, ".eval"), strings.HasSuffix(name, ".json") && !skippedJSON[name]
+			if !isEval && !isJSON {
+				return nil
 			}
-			return nil
+			if !e.Type().IsRegular() {
+				st, err := os.Stat(q) // a symlink is taken for what it points to
+				if err != nil {
+					skip(q, fmt.Sprintf("cannot be read: %v", err))
+					return nil
+				}
+				if !st.Mode().IsRegular() {
+					skip(q, notRegular(st.Mode()))
+					return nil
+				}
+			}
+			switch {
+			case isEval:
+				return add(q)
+			default:
+				if why := notALog(q); why != "" {
+					skip(q, why)
+					return nil
+				}
+				return add(q)
+			}
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("listing %s: %w", p, err)
+			return nil, nil, fmt.Errorf("listing %s: %w", p, err)
 		}
 	}
 	sort.Strings(files)
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return files, skipped, nil
+}
+
+// notRegular says what kind of file m is not a regular file as.
+func notRegular(m fs.FileMode) string {
+	kind := "not a regular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind += " (a named pipe)"
+	case m&fs.ModeSocket != 0:
+		kind += " (a socket)"
+	case m&fs.ModeCharDevice != 0:
+		kind += " (a character device)"
+	case m&fs.ModeDevice != 0:
+		kind += " (a device)"
+	}
+	return kind
+}
+
+// notALog says why a .json file found in a folder is not read as a log, or
+// "" if it opens like one.
+func notALog(p string) string {
+	st, err := os.Stat(p)
+	if err == nil && st.Size() == 0 {
+		return "an empty .json file, not an Inspect log"
+	}
+	if !looksLikeLog(p) {
+		return "a .json file that is not an Inspect log (it does not open like one)"
+	}
+	return ""
 }
 
 // looksLikeLog reports whether a JSON file opens like an EvalLog: an object

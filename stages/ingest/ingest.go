@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -111,6 +112,7 @@ Examples:
 // Summary is what a run did.
 type Summary struct {
 	Files, Failed, Skipped int
+	SkippedFiles           []Skipped // each file found and not read, with why
 	// Missing counts the samples a log's summaries list without a member.
 	Missing int
 	Samples int64
@@ -144,7 +146,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) == 0 {
-		return cliutil.Usagef("ingest: no .eval or .json logs found under %s", strings.Join(opts.Paths, ", "))
+		var why strings.Builder
+		for _, s := range skipped {
+			fmt.Fprintf(&why, "\n  skipped %s: %s", s.Path, s.Reason)
+		}
+		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
 	}
 	ds, err := store.Create(opts.Out)
 	if err != nil {
@@ -168,7 +174,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sum.Skipped = skipped
+	sum.Skipped, sum.SkippedFiles = len(skipped), skipped
 	// The set rules need every header, so the logs table is written last.
 	sum.set = applyLogSet(sum.logs, opts.AllAttempts)
 	if err := writeLogs(ds, sum.logs); err != nil {
@@ -280,14 +286,24 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 		defer close(order)
 		defer close(work)
 		defer func() {
-			for o := range openQ { // after cancellation: close what was opened ahead
-				if o.l != nil {
-					o.l.Close()
+			// After cancellation: close what was opened ahead, without
+			// waiting here on an open that may never return.
+			go func() {
+				for o := range openQ {
+					if o.l != nil {
+						o.l.Close()
+					}
 				}
-			}
+			}()
 		}()
 		for _, p := range files {
-			o, ok := <-openQ
+			var o opened
+			var ok bool
+			select {
+			case o, ok = <-openQ:
+			case <-ctx.Done():
+				return
+			}
 			if !ok {
 				return
 			}
@@ -339,7 +355,12 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 			cancel()
 		}
 	}
-	wg.Wait()
+	if !waitWorkers(&wg, ctx) {
+		if werr != nil {
+			return nil, werr
+		}
+		return nil, fmt.Errorf("stopped with a sample still being read: %w", context.Canceled)
+	}
 	w.abort()
 	if err := sk.close(); err != nil && werr == nil {
 		werr = err
@@ -351,6 +372,28 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 		return nil, err
 	}
 	return w.sum, nil
+}
+
+// workerGrace is how long a cancelled run waits for the decoders to stop.
+const workerGrace = 2 * time.Second
+
+// waitWorkers waits for the decoders; once ctx is cancelled, for at most
+// workerGrace, since a worker may be blocked in a read that never returns
+// (a stalled network file system). It reports whether they all stopped.
+func waitWorkers(wg *sync.WaitGroup, ctx context.Context) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	}
+	select {
+	case <-done:
+		return true
+	case <-time.After(workerGrace):
+		return false
+	}
 }
 
 func send(ctx context.Context, ch chan<- item, it item) bool {
@@ -375,7 +418,15 @@ const maxPooledBuffer = 64 << 20
 
 var decodedSamples = sync.Pool{New: func() any { return new(evallog.DecodedSample) }}
 
+// stallReads makes every sample read block as on a stalled file system,
+// for the signal tests of the built binary (EMPTIES_TEST_STALL_READS=1);
+// nothing else sets it.
+var stallReads = os.Getenv("EMPTIES_TEST_STALL_READS") == "1"
+
 func runJob(j *job) (res jobResult) {
+	if stallReads {
+		time.Sleep(time.Hour)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = jobResult{err: fmt.Errorf("internal error reading sample: %v", p)}
@@ -725,16 +776,19 @@ func printSummary(w io.Writer, dir string, s *Summary) {
 		fmt.Fprintf(w, "; %d failed", s.Failed)
 	}
 	if s.Skipped > 0 {
-		fmt.Fprintf(w, "; %d .json files skipped (not Inspect logs)", s.Skipped)
+		fmt.Fprintf(w, "; %d files skipped", s.Skipped)
 	}
 	fmt.Fprintln(w)
+	for _, sk := range s.SkippedFiles {
+		fmt.Fprintf(w, "  skipped %s: %s\n", sk.Path, sk.Reason)
+	}
 	if len(s.Classes) > 0 {
 		fmt.Fprintln(w, "reply classes:")
 		for _, c := range classOrder(s.Classes) {
 			fmt.Fprintf(w, "  %-16s %8d\n", c, s.Classes[c])
 		}
 	}
-	fmt.Fprintf(w, "tables in %s (DuckDB views: %s/empties.duckdb)\n", dir, dir)
+	fmt.Fprintf(w, "tables in %s (DuckDB views: %s)\n", filepath.Join(dir, store.CurrentLink), filepath.Join(dir, store.ViewsFile))
 }
 
 // classOrder lists the classes present in the seed's order.

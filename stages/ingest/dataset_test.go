@@ -1,0 +1,144 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"empties/internal/store"
+	"empties/internal/testutil"
+	"empties/stages/ingest"
+)
+
+// tree maps every path under dir to its kind and content digest.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if e.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		h := sha256.Sum256(b)
+		out[rel] = hex.EncodeToString(h[:])
+		return nil
+	})
+	return out
+}
+
+// `empties ingest logs --out .` in a folder holding Inspect's ./logs is
+// refused, and every file stays as it was (the tables would once have been
+// written over ./logs).
+func TestOutDotBesideInspectLogs(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	os.MkdirAll(logs, 0o755)
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(logs, "2025-01-01T00-00-00_task_abc.eval"), b, 0o644)
+	os.WriteFile(filepath.Join(logs, "logs.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644)
+	before := tree(t, dir)
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{"logs"}, Out: ".", Progress: "never"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "is not an empties dataset") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("ingest --out . beside ./logs: %v", err)
+	}
+	after := tree(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("files before %v, after %v", before, after)
+	}
+	for p, h := range before {
+		if after[p] != h {
+			t.Errorf("%s changed", p)
+		}
+	}
+	// Into a folder of its own beside the logs, it works, and a second run
+	// replaces the tables in place.
+	for range 2 {
+		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{"logs"}, Out: "data", Progress: "never"}, &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !store.HasTable(filepath.Join(dir, "data"), "replies") {
+		t.Error("no replies table in data/")
+	}
+	if after := tree(t, logs); len(after) != 3 {
+		t.Errorf("logs/ now holds %v", after)
+	}
+}
+
+// Files that are not regular (a FIFO, a socket, a device), found in a folder
+// or named, are skipped without being opened, and every skipped file is
+// named in the summary with its reason, as are .json files that are not
+// logs.
+func TestSkippedFilesAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.eval")
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(good, b, 0o644)
+	fifo := filepath.Join(dir, "stuck.eval")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "named.eval")
+	if err := syscall.Mkfifo(named, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A socket path must be short.
+	sockDir, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	sock := filepath.Join(sockDir, "x.eval")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Symlink(fifo, filepath.Join(dir, "link-to-fifo.eval"))
+	os.WriteFile(filepath.Join(dir, "notes.json"), []byte(`{"hello": 1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+
+	out, errb := &bytes.Buffer{}, &bytes.Buffer{}
+	data := t.TempDir()
+	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{dir, named, sockDir, "/dev/null"}, Out: data, Progress: "never"}, out, errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	for _, want := range []string{
+		"ingested 1 of 1 files",
+		"7 files skipped",
+		"skipped " + fifo + ": not a regular file (a named pipe)",
+		"skipped " + filepath.Join(dir, "link-to-fifo.eval") + ": not a regular file (a named pipe)",
+		"skipped " + named + ": not a regular file (a named pipe)",
+		"skipped " + sock + ": not a regular file (a socket)",
+		"skipped /dev/null: not a regular file (a character device)",
+		"skipped " + filepath.Join(dir, "notes.json") + ": a .json file that is not an Inspect log",
+		"skipped " + filepath.Join(dir, "empty.json") + ": an empty .json file",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
