@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -138,7 +140,14 @@ func createViews(ctx context.Context, db *sql.DB, root string, strict bool) ([]s
 // own. A table written by another version still gets its view; queries on
 // it say why.
 func WriteViewsDB(ctx context.Context, file, root string) error {
-	db, err := Open(file)
+	// DuckDB derives a database's WAL path by cutting it at '?', so the file
+	// is written under a plain temporary name and copied into place.
+	tmp, err := os.MkdirTemp("", "empties-views-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	db, err := Open(filepath.Join(tmp, "views.duckdb"))
 	if err != nil {
 		return err
 	}
@@ -147,7 +156,27 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 		db.Close()
 		return err
 	}
-	return db.Close()
+	if err := db.Close(); err != nil {
+		return err
+	}
+	return copyFile(filepath.Join(tmp, "views.duckdb"), file)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // Every generation a stage commits gets its view file.

@@ -1,0 +1,149 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"empties/internal/store"
+	"empties/internal/testutil"
+)
+
+// buildEmpties builds the empties binary once per test run.
+func buildEmpties(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "empties")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/empties")
+	cmd.Dir = testutil.RepoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// generationOf returns the current generation's folder and a digest of its
+// tables' files.
+func generationOf(t *testing.T, dir string) (string, map[string]int64) {
+	t.Helper()
+	cur, err := store.Current(dir)
+	if err != nil || cur == "" {
+		t.Fatalf("no current generation in %s: %v", dir, err)
+	}
+	sizes := map[string]int64{}
+	for _, tb := range store.Tables(cur) {
+		for _, f := range store.TableFiles(cur, tb) {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes[f] = st.Size()
+		}
+	}
+	return cur, sizes
+}
+
+// The built binary, with a real FIFO among its inputs and real signals:
+// the FIFO is skipped and named; a first SIGTERM stops a run whose decoders
+// are blocked within seconds, and a second ends it at once; either way the
+// dataset is the previous generation, whole, and the next run goes on.
+func TestSignalsAndFIFOs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildEmpties(t)
+	logs := t.TempDir()
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(logs, "a.eval"), b, 0o644)
+	fifo := filepath.Join(logs, "pipe.eval")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "ingest", logs, fifo, "--out", data, "--progress", "never").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ingest with a FIFO: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "skipped "+fifo+": not a regular file (a named pipe)") {
+		t.Errorf("the FIFO is not named in the summary:\n%s", out)
+	}
+	before, files := generationOf(t, data)
+
+	for _, tc := range []struct {
+		name    string
+		signals int
+		stderr  string
+		within  time.Duration
+	}{
+		{"one signal", 1, "empties: interrupted\n", 4500 * time.Millisecond},
+		{"two signals", 2, "interrupted again: stopping now", 4500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never")
+			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The run has the lock and a build folder once Create is done;
+			// its decoders then block for good, so only a signal ends it.
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+				if m, _ := filepath.Glob(filepath.Join(data, "gen", ".build-*")); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the run never started")
+				}
+			}
+			start := time.Now()
+			for range tc.signals {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			err := cmd.Wait()
+			elapsed := time.Since(start)
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Errorf("exit: %v, want code 130\n%s", err, stderr.String())
+			}
+			if elapsed > tc.within {
+				t.Errorf("stopped %s after the signal, want within %s", elapsed, tc.within)
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr.String())
+			}
+			if m, _ := filepath.Glob(filepath.Join(data, "gen", ".build-*")); tc.signals == 1 && len(m) > 0 {
+				t.Errorf("a clean stop left its build folder: %v", m)
+			}
+			cur, now := generationOf(t, data)
+			if cur != before || len(now) != len(files) {
+				t.Errorf("current generation %s with %d files, want %s with %d", cur, len(now), before, len(files))
+			}
+			for f, size := range files {
+				if now[f] != size {
+					t.Errorf("%s: %d bytes, was %d", f, now[f], size)
+				}
+			}
+		})
+	}
+	out, err = exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the run after the stopped ones: %v\n%s", err, out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(data, "gen", ".build-*")); len(m) > 0 {
+		t.Errorf("build folders left: %v", m)
+	}
+	if cur, _ := generationOf(t, data); cur == before {
+		t.Error("the next run did not switch to a new generation")
+	}
+}
