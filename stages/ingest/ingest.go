@@ -56,14 +56,16 @@ func Command() *cli.Command {
 		Usage:     "read Inspect logs into Parquet tables",
 		ArgsUsage: "PATH...",
 		Description: `Reads every .eval and .json log under the given files and folders
-(recursively) into one table per folder under --out:
+(recursively) into the tables of the dataset --out DIR:
 
    logs, replies, scores, model_calls, ingest_errors
 
-each readable with read_parquet('DIR/<table>/*.parquet'), plus DIR/empties.duckdb
-holding one view per table. Every log era is read: zstd, deflate or stored
-members, ZIP64, duplicate members (the last wins), running or killed logs (no
-header.json), log versions 1-3, event pools and attachments.
+each readable with read_parquet('DIR/current/<table>/*.parquet'), plus
+DIR/empties.duckdb holding one view per table. Every log era is read: zstd,
+deflate or stored members, ZIP64, duplicate members (the last wins), running
+or killed logs (no header.json), log versions 1-3, event pools and
+attachments. Files that are not regular (FIFOs, sockets, devices) and .json
+files that are not logs are skipped, each named in the summary.
 
 A folder is read as inspect_ai lays it out: per eval.task_id the newest
 attempt counts (an eval set's retry, a -recovered copy of a crashed log), and
@@ -73,14 +75,17 @@ its row in logs, with set_status (counted or superseded), superseded_by and
 superseded_reason, and every sample its rows; a superseded log's rows are
 counted by no measure. --all-attempts counts every file.
 
-The tables are rebuilt from the given logs on every run, and the later
-stages' tables in DIR (computed from the replies replaced) are removed: run
-rescore, analyze and decide again. A file that cannot be read is reported
+DIR must be new, empty, or a dataset empties wrote (it holds
+empties-dataset.json); any other folder is refused and left as it was. The
+tables are rebuilt from the given logs on every run, and the later stages'
+tables in DIR (computed from the replies replaced) are removed: run rescore,
+analyze and decide again. A file that cannot be read is reported
 with the member at fault and left out whole; the others go on, and the exit
 code is 1. A sample that the log's summaries list without a member is
 reported (ingest_errors names the sample and the member expected) and the
-exit code is 1; the log's other samples are read. A killed run leaves the
-previous tables untouched.
+exit code is 1; the log's other samples are read. The new tables replace
+the old in one atomic switch: a killed or interrupted run leaves the
+previous tables as they were.
 
 The reply of each sample is the first completed generation of the model
 under test: placeholders (pending events) and failed attempts that were
