@@ -45,6 +45,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -479,9 +480,13 @@ func (d *Dataset) Commit(files ...string) error {
 		old := filepath.Join(d.Dir, genDir, genName(prev))
 		og, err := readGeneration(old)
 		if err != nil {
-			return err
+			return fmt.Errorf("the current generation of %s cannot be carried over (%w); nothing was changed", d.Dir, err)
 		}
 		for t, names := range og.Tables {
+			names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+				_, err := os.Lstat(filepath.Join(old, t, n))
+				return err != nil // a file removed by hand is not carried
+			})
 			if _, ok := gen.Tables[t]; ok || dropped[t] {
 				continue
 			}

@@ -49,6 +49,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("check: %s has no tables; run `empties ingest` first", opts.Data)
 	}
+	// Every read below is of one generation, resolved once.
+	if cur, err := store.Current(opts.Data); err == nil && cur != "" {
+		opts.Data = cur
+	}
 	failures := 0
 	if store.HasTable(opts.Data, "p0_check") {
 		n, bad, unchecked := 0, 0, 0

@@ -126,8 +126,12 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		}
 		only[c] = true
 	}
+	data := opts.Data // both tables from one generation, resolved once
+	if cur, err := store.Current(opts.Data); err == nil && cur != "" {
+		data = cur
+	}
 	logs := map[string]schema.Log{}
-	if err := store.Scan(opts.Data, "logs", func(l *schema.Log) error { logs[l.LogID] = *l; return nil }); err != nil {
+	if err := store.Scan(data, "logs", func(l *schema.Log) error { logs[l.LogID] = *l; return nil }); err != nil {
 		return err
 	}
 	rules := map[string]string{}
@@ -136,7 +140,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	tops := map[string]*topK{}
 	totals := map[string]int64{}
-	err := store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
+	err := store.Scan(data, "replies", func(r *schema.Reply) error {
 		if len(only) > 0 && !only[r.Class] {
 			return nil
 		}
