@@ -86,13 +86,14 @@ var commitStep = func(int) {}
 // Dataset is a dataset folder opened for writing: it holds the lock and the
 // build folder of the next generation.
 type Dataset struct {
-	Dir    string
-	build  string
-	lock   *os.File
-	seq    int
-	staged map[string][]string // table → staged files, in order
-	drops  []string            // tables left out of the next generation
-	codec  compress.Codec      // page compression of the files it writes
+	Dir     string
+	build   string
+	lock    *os.File
+	seq     int
+	staged  map[string][]string // table → staged files, in order
+	drops   []string            // tables left out of the next generation
+	carried map[string]bool     // tables Preview linked from the current generation
+	codec   compress.Codec      // page compression of the files it writes
 }
 
 type marker struct {
@@ -217,7 +218,7 @@ func (d *Dataset) newBuild() error {
 	if err := os.Mkdir(filepath.Join(b, finalDir), 0o755); err != nil {
 		return err
 	}
-	d.build, d.staged, d.drops, d.seq = b, map[string][]string{}, nil, 0
+	d.build, d.staged, d.drops, d.seq, d.carried = b, map[string][]string{}, nil, 0, map[string]bool{}
 	return nil
 }
 
@@ -457,6 +458,20 @@ func (d *Dataset) Commit(files ...string) error {
 		return err
 	}
 	gen := generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
+			return err
+		}
+		gen.Files = append(gen.Files, f)
+	}
+	if err := d.carry(prev); err != nil {
+		return err
+	}
+	for _, t := range d.drops {
+		if d.carried[t] { // carried by Preview, dropped since
+			os.RemoveAll(filepath.Join(final, t))
+		}
+	}
 	written, err := os.ReadDir(final)
 	if err != nil {
 		return err
@@ -464,36 +479,6 @@ func (d *Dataset) Commit(files ...string) error {
 	for _, e := range written {
 		if e.IsDir() {
 			gen.Tables[e.Name()] = nil
-		}
-	}
-	for _, f := range files {
-		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
-			return err
-		}
-		gen.Files = append(gen.Files, f)
-	}
-	dropped := map[string]bool{}
-	for _, t := range d.drops {
-		dropped[t] = true
-	}
-	if prev > 0 {
-		old := filepath.Join(d.Dir, genDir, genName(prev))
-		og, err := readGeneration(old)
-		if err != nil {
-			return fmt.Errorf("the current generation of %s cannot be carried over (%w); nothing was changed", d.Dir, err)
-		}
-		for t, names := range og.Tables {
-			names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-				_, err := os.Lstat(filepath.Join(old, t, n))
-				return err != nil // a file removed by hand is not carried
-			})
-			if _, ok := gen.Tables[t]; ok || dropped[t] {
-				continue
-			}
-			if err := linkTable(filepath.Join(old, t), filepath.Join(final, t), names); err != nil {
-				return err
-			}
-			gen.Tables[t] = nil
 		}
 	}
 	for t := range gen.Tables {
@@ -564,6 +549,55 @@ func (d *Dataset) Commit(files ...string) error {
 	removeBuild(d.build)
 	commitStep(8)
 	return d.newBuild()
+}
+
+// carry hard-links every table of generation prev that the build has not
+// written and that is not dropped into the build's final folder.
+func (d *Dataset) carry(prev int) error {
+	if prev == 0 {
+		return nil
+	}
+	final := filepath.Join(d.build, finalDir)
+	dropped := map[string]bool{}
+	for _, t := range d.drops {
+		dropped[t] = true
+	}
+	old := filepath.Join(d.Dir, genDir, genName(prev))
+	og, err := readGeneration(old)
+	if err != nil {
+		return fmt.Errorf("the current generation of %s cannot be carried over (%w); nothing was changed", d.Dir, err)
+	}
+	for t, names := range og.Tables {
+		if _, err := os.Stat(filepath.Join(final, t)); err == nil || dropped[t] {
+			continue
+		}
+		d.carried[t] = true
+		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+			_, err := os.Lstat(filepath.Join(old, t, n))
+			return err != nil // a file removed by hand is not carried
+		})
+		if err := linkTable(filepath.Join(old, t), filepath.Join(final, t), names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Preview returns a folder of every table the next generation will hold so
+// far (the build's tables, and the current generation's others, linked),
+// readable as a dataset, for a stage that computes some tables from others
+// it writes in the same run and switches them all in one Commit. Tables
+// written after Preview replace what it showed; tables dropped after it are
+// still shown.
+func (d *Dataset) Preview() (string, error) {
+	prev, err := currentNumber(d.Dir)
+	if err != nil {
+		return "", err
+	}
+	if err := d.carry(prev); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.build, finalDir), nil
 }
 
 // linkTable hard-links a table's files into the new generation (copying
@@ -663,5 +697,13 @@ func writeSynced(path string, data []byte) error {
 // DuckDB's COPY; Commit switches it in with the rest.
 func (d *Dataset) TableDir(table string) (string, error) {
 	p := filepath.Join(d.build, finalDir, table)
+	if d.carried[table] {
+		// Its files are hard links to the current generation's: writing
+		// into them would change that generation. Start afresh.
+		delete(d.carried, table)
+		if err := os.RemoveAll(p); err != nil {
+			return "", err
+		}
+	}
 	return p, os.MkdirAll(p, 0o755)
 }

@@ -365,3 +365,46 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// Preview shows the next generation as it stands (tables written, and the
+// current ones carried) without switching; a carried table written after it
+// leaves the current generation's file alone, and one dropped after it is
+// left out; Commit then switches everything at once.
+func TestPreview(t *testing.T) {
+	dir := t.TempDir()
+	commitTables(t, dir, "old", "t1", "t2", "t3")
+	oldFile := store.TableFiles(dir, "t2")[0]
+	ds, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	writeTables(t, ds, "new", "t1")
+	next, err := ds.Preview()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tb, want := range map[string]string{"t1": "new", "t2": "old", "t3": "old"} {
+		rows, err := store.ReadAll[kv](next, tb)
+		if err != nil || len(rows) != 1 || rows[0].Value != want {
+			t.Errorf("preview %s: %v, %v; want %q", tb, rows, err, want)
+		}
+	}
+	if rows, _ := store.ReadAll[kv](dir, "t1"); len(rows) != 1 || rows[0].Value != "old" {
+		t.Errorf("current t1 before Commit: %v", rows)
+	}
+	writeTables(t, ds, "newer", "t2")
+	ds.Drop("t3")
+	if rows, err := store.ReadAll[kv](filepath.Dir(oldFile), "."); err != nil || len(rows) != 1 || rows[0].Value != "old" {
+		t.Errorf("the current generation's t2 changed under a write after Preview: %v, %v", rows, err)
+	}
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := store.Tables(dir); strings.Join(got, ",") != "t1,t2" {
+		t.Errorf("tables after Commit %v, want t1,t2", got)
+	}
+	if rows, _ := store.ReadAll[kv](dir, "t2"); len(rows) != 1 || rows[0].Value != "newer" {
+		t.Errorf("t2 after Commit: %v", rows)
+	}
+}

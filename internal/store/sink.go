@@ -25,8 +25,8 @@ type Sink[T any] struct {
 
 // NewSink opens a sink for a table of the dataset.
 func NewSink[T any](d *Dataset, table string) (*Sink[T], error) {
-	dir := filepath.Join(d.build, finalDir, table)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := d.TableDir(table)
+	if err != nil {
 		return nil, err
 	}
 	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1), codec: d.codec}

@@ -150,8 +150,8 @@ func (w *Writer[T]) Discard() {
 // order. A table with no rows still gets one (empty) file, so readers of the
 // dataset always find every table.
 func Merge[T any](d *Dataset, table string) error {
-	outDir := filepath.Join(d.build, finalDir, table)
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	outDir, err := d.TableDir(table)
+	if err != nil {
 		return err
 	}
 	p, err := newParts[T](outDir, d.codec)

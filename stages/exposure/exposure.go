@@ -62,7 +62,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v3"
@@ -141,8 +140,8 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 		return err
 	}
 	defer ds.Close()
-	dir := filepath.Join(ds.Staging(), "final", "exposure")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := ds.TableDir("exposure")
+	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	if err := writeParquet(filepath.Join(dir, "exposure.parquet"), res.Findings); err != nil {
