@@ -517,7 +517,7 @@ func (d *Dataset) Commit(files ...string) error {
 		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
 	}
 	commitStep(3)
-	if err := syncTree(gpath); err != nil {
+	if err := syncTree(gpath, d.carried); err != nil {
 		return err
 	}
 	if err := syncDir(filepath.Join(d.Dir, genDir)); err != nil {
@@ -631,17 +631,26 @@ func copyFile(src, dst string) error {
 		out.Close()
 		return err
 	}
+	if err := out.Sync(); err != nil { // syncTree skips carried tables
+		out.Close()
+		return err
+	}
 	return out.Close()
 }
 
-// syncTree fsyncs every file and folder under root, root included.
-func syncTree(root string) error {
+// syncTree fsyncs every file and folder under root, root included, except
+// the files of the tables in carried: links to files a previous Commit
+// synced.
+func syncTree(root string, carried map[string]bool) error {
 	return filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if e.IsDir() {
 			return syncDir(p)
+		}
+		if rel, _ := filepath.Rel(root, p); carried[filepath.Dir(rel)] {
+			return nil
 		}
 		f, err := os.Open(p)
 		if err != nil {
