@@ -49,6 +49,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -139,6 +140,7 @@ func Create(dir string) (*Dataset, error) {
 		lock.Close()
 		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
 	}
+	unpinAll(abs) // from here on this process reads under the lock
 	d := &Dataset{Dir: abs, lock: lock, codec: codecs[DefaultCompression]}
 	if !marked {
 		b, _ := json.Marshal(marker{Format: "empties dataset", Version: FormatVersion})
@@ -315,6 +317,14 @@ func removeGeneration(dir string, n int) {
 	if err != nil {
 		return // not a complete generation of ours: leave it
 	}
+	f, err := os.Open(filepath.Join(g, genFile))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return // pinned by a reader (Current): a later run removes it
+	}
 	for t, files := range gen.Tables {
 		for _, f := range files {
 			os.Remove(filepath.Join(g, t, f))
@@ -342,9 +352,14 @@ func readGeneration(g string) (*generation, error) {
 
 // Current returns the folder of the current generation of the dataset at
 // dir, whose table folders readers read: resolved once, so a reader that
-// takes every table from it sees one generation. A marked dataset with no
-// generation yet returns "". A folder without a marker is returned as it is
-// (a folder of table folders, such as one a test writes by hand).
+// takes every table from it sees one generation. The generation is pinned
+// for the rest of the process (a shared flock on its generation.json), so a
+// Commit in another process leaves it in place, for a later run to remove,
+// instead of removing it under the reader; Create releases the pins the
+// process holds on the dataset, whose reads are then under its lock. A
+// marked dataset with no generation yet returns "". A folder without a
+// marker is returned as it is (a folder of table folders, such as one a
+// test writes by hand).
 func Current(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -353,11 +368,57 @@ func Current(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(abs, MarkerFile)); err != nil {
 		return abs, nil
 	}
-	n, err := currentNumber(abs)
-	if err != nil || n == 0 {
-		return "", err
+	for try := 0; ; try++ {
+		n, err := currentNumber(abs)
+		if err != nil || n == 0 {
+			return "", err
+		}
+		g := filepath.Join(abs, genDir, genName(n))
+		if pin(abs, g) || try == 3 {
+			return g, nil
+		}
+		// Switched and being removed between the readlink and the pin:
+		// the next readlink finds the new generation.
 	}
-	return filepath.Join(abs, genDir, genName(n)), nil
+}
+
+// pins are the generations this process reads, by dataset.
+var pins = struct {
+	sync.Mutex
+	m map[string]map[string]*os.File // dataset → generation folder → its pinned generation.json
+}{m: map[string]map[string]*os.File{}}
+
+// pin takes a shared flock on generation g of dataset dir, once per
+// process; false if g is gone or being removed.
+func pin(dir, g string) bool {
+	pins.Lock()
+	defer pins.Unlock()
+	if pins.m[dir][g] != nil {
+		return true
+	}
+	f, err := os.Open(filepath.Join(g, genFile))
+	if err != nil {
+		return false
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return false
+	}
+	if pins.m[dir] == nil {
+		pins.m[dir] = map[string]*os.File{}
+	}
+	pins.m[dir][g] = f
+	return true
+}
+
+// unpinAll releases this process's pins on dataset dir.
+func unpinAll(dir string) {
+	pins.Lock()
+	defer pins.Unlock()
+	for _, f := range pins.m[dir] {
+		f.Close()
+	}
+	delete(pins.m, dir)
 }
 
 // tableRoot is Current, with an error only for a broken pointer.

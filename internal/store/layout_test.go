@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -359,7 +360,60 @@ func (*exitTB) Fatal(args ...any) {
 	os.Exit(1)
 }
 
+// A generation a reader in another process resolved stays while it reads:
+// a Commit switches past it and leaves it; once the reader is gone, the
+// next run removes it.
+func TestReaderKeepsItsGeneration(t *testing.T) {
+	dir := t.TempDir()
+	commitTables(t, dir, "old", "t1")
+	first, _ := store.Current(dir)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := exec.Command(exe, "-test.run=^$")
+	reader.Env = append(os.Environ(), "EMPTIES_PIN_DIR="+dir)
+	stdin, _ := reader.StdinPipe()
+	stdout, _ := reader.StdoutPipe()
+	if err := reader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 7)
+	if _, err := io.ReadFull(stdout, line); err != nil || string(line) != "pinned\n" {
+		t.Fatalf("reader: %q, %v", line, err)
+	}
+	commitTables(t, dir, "new", "t1")
+	if rows, err := store.ReadAll[kv](first, "t1"); err != nil || len(rows) != 1 || rows[0].Value != "old" {
+		t.Errorf("the reader's generation after a Commit: %v, %v", rows, err)
+	}
+	if rows, _ := store.ReadAll[kv](dir, "t1"); len(rows) != 1 || rows[0].Value != "new" {
+		t.Errorf("current after the Commit: %v", rows)
+	}
+	stdin.Close()
+	if err := reader.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.Close()
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("%s is still there once its reader is gone: %v", first, err)
+	}
+}
+
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("EMPTIES_PIN_DIR"); dir != "" {
+		// The reader of TestReaderKeepsItsGeneration: it resolves the
+		// current generation and holds it until its stdin closes.
+		if _, err := store.Current(dir); err != nil {
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("pinned\n")
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if os.Getenv("EMPTIES_KILL_DIR") != "" {
 		killedCommit()
 	}
