@@ -163,6 +163,7 @@ func RunMain(cmd *cli.Command) {
 	go func() {
 		<-sigs
 		cancel()
+		fmt.Fprintf(os.Stderr, "%s: stopping (interrupt again to stop at once)\n", cmd.Name)
 		select {
 		case <-sigs:
 			fmt.Fprintf(os.Stderr, "%s: interrupted again: stopping now\n", cmd.Name)

@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"empties/internal/app"
 	"empties/internal/store"
 	"empties/internal/testutil"
 )
@@ -86,21 +88,22 @@ func TestSignalsAndFIFOs(t *testing.T) {
 		stderr  string
 		within  time.Duration
 	}{
-		{"one signal", 1, "empties: interrupted\n", 4500 * time.Millisecond},
-		{"two signals", 2, "interrupted again: stopping now", 4500 * time.Millisecond},
+		{"one signal", 1, "empties: interrupted\n", app.StopGrace},
+		{"two signals", 2, "interrupted again: stopping now", app.StopGrace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never")
-			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS=1")
-			var stderr bytes.Buffer
+			stalled := filepath.Join(t.TempDir(), "stalled")
+			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS="+stalled)
+			var stderr syncBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// The run has the lock and a build folder once Create is done;
-			// its decoders then block for good, so only a signal ends it.
+			// Once a decoder has stalled (it made the file), the run can end
+			// only by a signal.
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-				if m, _ := filepath.Glob(filepath.Join(data, "gen", ".build-*")); len(m) > 0 {
+				if _, err := os.Stat(stalled); err == nil {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -108,7 +111,15 @@ func TestSignalsAndFIFOs(t *testing.T) {
 				}
 			}
 			start := time.Now()
-			for range tc.signals {
+			cmd.Process.Signal(syscall.SIGTERM)
+			if tc.signals == 2 {
+				// Signals of one kind that are pending at once merge into
+				// one: the second is sent once the first has been taken.
+				for deadline := time.Now().Add(time.Minute); !strings.Contains(stderr.String(), "stopping (interrupt again"); time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatal("the first signal was never taken")
+					}
+				}
 				cmd.Process.Signal(syscall.SIGTERM)
 			}
 			err := cmd.Wait()
@@ -118,6 +129,9 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			}
 			if elapsed > tc.within {
 				t.Errorf("stopped %s after the signal, want within %s", elapsed, tc.within)
+			}
+			if strings.Contains(stderr.String(), "still busy") {
+				t.Errorf("the run did not stop by itself; the watchdog ended it:\n%s", stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr.String())
@@ -146,4 +160,22 @@ func TestSignalsAndFIFOs(t *testing.T) {
 	if cur, _ := generationOf(t, data); cur == before {
 		t.Error("the next run did not switch to a new generation")
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

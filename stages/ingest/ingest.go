@@ -424,12 +424,13 @@ const maxPooledBuffer = 64 << 20
 var decodedSamples = sync.Pool{New: func() any { return new(evallog.DecodedSample) }}
 
 // stallReads makes every sample read block as on a stalled file system,
-// for the signal tests of the built binary (EMPTIES_TEST_STALL_READS=1);
-// nothing else sets it.
-var stallReads = os.Getenv("EMPTIES_TEST_STALL_READS") == "1"
+// for the signal tests of the built binary: EMPTIES_TEST_STALL_READS names a
+// file each stalled read creates first. Nothing else sets it.
+var stallReads = os.Getenv("EMPTIES_TEST_STALL_READS")
 
 func runJob(j *job) (res jobResult) {
-	if stallReads {
+	if stallReads != "" {
+		os.WriteFile(stallReads, nil, 0o644)
 		time.Sleep(time.Hour)
 	}
 	defer func() {
