@@ -224,17 +224,13 @@ func TestRescoreLeavesRepliesUntouched(t *testing.T) {
 
 func tableBytes(t *testing.T, dir, table string) []byte {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, table, "*.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var all []byte
-	for _, f := range files {
+	for _, f := range store.TableFiles(dir, table) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(append(all, f...), b...)
+		all = append(append(all, filepath.Base(f)...), b...)
 	}
 	return all
 }
