@@ -23,9 +23,10 @@ INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class
 `
 
 const exploreLogs = `
-INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES
-  ('L1', '/logs/run one/a.eval', 'success', 4, false),
-  ('L2', '/logs/b.json', 'error', 1, true);
+INSERT INTO logs (log_id, path, status, sample_count, invalidated, set_status) VALUES
+  ('L1', '/logs/run one/a.eval', 'success', 4, false, 'counted'),
+  ('L2', '/logs/b.json', 'error', 1, true, 'counted'),
+  ('L3', '/logs/b-old.json', 'success', 2, false, 'superseded');
 `
 
 const exploreErrors = `
@@ -81,11 +82,12 @@ func TestReplySources(t *testing.T) {
 
 func TestLogAccounting(t *testing.T) {
 	runMeasures(t, "log_accounting", []measureCase{{
-		name:  "read logs by status, and the unreadable file",
+		name:  "read logs by status, the superseded one under superseded, and the unreadable file",
 		given: exploreLogs + exploreErrors,
 		want: []string{
 			"error | 1 | 1 | 1 | 1",
 			"success | 1 | 4 | 0 | 0",
+			"superseded | 1 | 2 | 0 | 0",
 			"unreadable | 1 | 0 | 0 | 1",
 		},
 	}})

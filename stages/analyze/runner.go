@@ -212,8 +212,10 @@ func createSourceViews(ctx context.Context, q querier, dataDir string) (map[stri
 			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM %s",
 				duck.Ident(t.Name), strings.Join(cols, ", "), duck.ReadParquet(root, t.Name))
 			// A superseded log's rows (ingest's log set) are counted by no
-			// measure: every view keyed by log_id leaves them out.
-			if hasColumn(t, "log_id") && store.HasTable(root, "logs") {
+			// measure: every view keyed by log_id leaves them out, except
+			// logs itself, which keeps every file with its set_status so that
+			// log_accounting can say how many were superseded.
+			if t.Name != "logs" && hasColumn(t, "log_id") && store.HasTable(root, "logs") {
 				q2 += fmt.Sprintf(" WHERE log_id NOT IN (SELECT log_id FROM %s WHERE set_status = 'superseded')",
 					duck.ReadParquet(root, "logs"))
 			}

@@ -13,10 +13,8 @@ var explorationSections = []struct {
 	table, title, intro, query string
 }{
 	{"log_accounting", "Logs read",
-		"The log files behind these numbers, by status, and the files that could not be read at all (their samples are in no table; `ingest_errors` names file and member).",
+		"The log files behind these numbers, by status; superseded logs, whose samples a newer attempt, a recovered copy or a merged log holds (`logs.superseded_by`, `superseded_reason`; counted by no measure; `ingest --all-attempts` counts every file); and the files that could not be read at all (their samples are in no table; `ingest_errors` names file and member).",
 		`SELECT status, n_logs, n_samples, n_invalidated, n_errors FROM log_accounting ORDER BY status`},
-	// Superseded logs (a later run of the same eval replaced them) join
-	// log_accounting as one more status once logs records it.
 	{"non_answer_rates", "Non-answer rates per eval × route",
 		"Eval and route come from the manifest; without one, eval is each log's task and route its model. The sample is the unit; [low, high] is the Wilson interval.",
 		`SELECT eval, route, arm, n_samples, n_replies, non_answer_rate, non_answer_ci_low AS low, non_answer_ci_high AS high,
