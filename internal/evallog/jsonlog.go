@@ -84,8 +84,9 @@ func (l *Log) scanJSON(s *scanner) error {
 		}
 	}
 	header.WriteByte('}')
-	if _, err := unmarshal(header.Bytes(), &l.Header); err != nil {
-		return fmt.Errorf("header: %w", describeJSONError(header.Bytes(), err))
+	doc, _ := lastKeyWins(header.Bytes())
+	if _, err := unmarshal(doc, &l.Header); err != nil {
+		return fmt.Errorf("header: %w", describeJSONError(doc, err))
 	}
 	l.HeaderSource = HeaderFromJSON
 	return nil

@@ -494,6 +494,7 @@ func (l *Log) readMemberInto(zf *zip.File, v any) error {
 	if err != nil {
 		return err
 	}
+	b, _ = lastKeyWins(b)
 	if _, err := unmarshal(b, v); err != nil {
 		return describeJSONError(b, err)
 	}
