@@ -116,7 +116,7 @@ type Limits struct {
 const DefaultMaxMember = 2 << 30
 
 // MaxRatio is the most inflated bytes per compressed byte a member may
-// declare once it declares more than ratioFloor bytes; beyond it the member
+// declare once it declares more than ratioFloor (256 MiB); beyond it the member
 // is refused before it is inflated. The most the shared corpora and the
 // fixtures reach is 45:1 (a zstd reductions.json); a synthetic worst case, a
 // sample of 1,000 model events each repeating the whole conversation inline,
@@ -125,9 +125,10 @@ const DefaultMaxMember = 2 << 30
 const MaxRatio = 1000
 
 // ratioFloor: a member that declares less than this costs little even if it
-// is all padding, and small members (a reductions.json of zeros) may well
-// compress beyond MaxRatio.
-const ratioFloor = 16 << 20
+// is all padding, and smaller members do exceed MaxRatio honestly (a 21 MB
+// reply of one phrase repeated, as a model stuck in a loop writes it,
+// compresses 8,600:1 with zstd).
+const ratioFloor = 256 << 20
 
 func (lim Limits) maxMember() int64 {
 	if lim.MaxMember > 0 {

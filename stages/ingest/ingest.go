@@ -94,10 +94,10 @@ says which (README "How the reply is chosen").
 Memory is bounded by what the logs declare: a member is inflated only up to
 the size the zip's central directory gives it (one byte more is an error),
 a member larger than --max-member-mb (or a .json sample or header larger
-than it) is refused by name, and so is one that declares more than 1,000
-bytes per compressed byte (real logs stay under 50:1). Reading a sample
-takes several times its size, so lower the cap on a small machine and raise
-it only for a log that needs it.
+than it) is refused by name, and so is a member of more than 256 MiB that
+declares more than 1,000 bytes per compressed byte (real logs stay under
+50:1). Reading a sample takes several times its size: lower the cap on a
+small machine, raise it only for a log that needs it.
 
 Examples:
    empties ingest logs/ --out data/study
