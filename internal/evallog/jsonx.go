@@ -267,7 +267,7 @@ const maxKeyDepth = 10000
 // field by field, or two lists element by element, or two maps key by
 // key). Keys are compared as decoded. When no object repeats a key (every
 // log inspect_ai writes) it returns data itself and false, having allocated
-// nothing for an object of up to 16 keys; invalid JSON is returned as it is,
+// nothing for an object of up to 48 keys; invalid JSON is returned as it is,
 // for the decoder to report.
 func lastKeyWins(data []byte) ([]byte, bool) {
 	type frame struct {
@@ -295,7 +295,7 @@ func lastKeyWins(data []byte) ([]byte, bool) {
 	for i := 0; i < len(data); i++ {
 		// Most bytes outside strings are indentation, digits and literals.
 		for i < len(data) && !structural[data[i]] {
-			if i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == 0x2020202020202020 {
+			if data[i] == ' ' && i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == 0x2020202020202020 {
 				i += 8
 				continue
 			}
@@ -345,7 +345,7 @@ func lastKeyWins(data []byte) ([]byte, bool) {
 				f := &stack[len(stack)-1]
 				k := key{i, end + 1, escaped}
 				dup := -1
-				if f.seen == nil && len(keys)-f.first > 16 {
+				if f.seen == nil && len(keys)-f.first > 48 {
 					f.seen = make(map[string]int, 2*(len(keys)-f.first))
 					for j := f.first; j < len(keys); j++ {
 						f.seen[text(keys[j])] = j
