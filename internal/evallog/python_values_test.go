@@ -1,14 +1,17 @@
 package evallog
 
 import (
+	"archive/zip"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"empties/internal/scorevalue"
+	"empties/internal/testutil"
 )
 
 // pyFloat parses a Python float repr (inf, -inf, 2.5).
@@ -187,5 +190,34 @@ func TestLookupStringTakesTheLastKey(t *testing.T) {
 	}
 	if got, ok := lookupString([]byte(`{"h": "only", "z": "\"h\": no"}`), "h"); !ok || got != "only" {
 		t.Errorf("got %q %v", got, ok)
+	}
+}
+
+// Header fields and the .json top level keep a repeated key's last value
+// too: a second "eval" object replaces the first whole (goccy merged them),
+// and a second "samples" list replaces the first.
+func TestRepeatedHeaderKeysLastWins(t *testing.T) {
+	eval := writeLog(t, "h.eval", testutil.Zip(t, testutil.Member{Name: "header.json", Method: zip.Deflate,
+		Body: []byte(`{"version": 2, "status": "success", "eval": {"task": "first", "model": "m/first"}, "eval": {"task": "second"}}`)}))
+	doc := `{"version": 2, "eval": {"task": "first", "model": "m/first"}, "samples": [{"id": 1, "epoch": 1}, {"id": 2, "epoch": 1}],
+	  "status": "success", "eval": {"task": "second"}, "samples": [{"id": 3, "epoch": 1}]}`
+	for _, p := range []string{eval, writeLog(t, "h.json", []byte(doc))} {
+		l, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := l.Header.Eval; e.Task != "second" || e.Model != "" {
+			t.Errorf("%s: eval %q %q, want only the second object", filepath.Base(p), e.Task, e.Model)
+		}
+		if l.Format == FormatJSON {
+			if len(l.Samples) != 1 {
+				t.Fatalf("samples %v, want the second list", l.Samples)
+			}
+			raw, _ := l.Samples[0].Bytes()
+			if d, err := DecodeSample(raw, ""); err != nil || d.id != "3" {
+				t.Errorf("sample %s (%v), want id 3", raw, err)
+			}
+		}
+		l.Close()
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
 	"empties/internal/testutil"
@@ -189,3 +190,32 @@ func TestAdversarialFiles(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// --max-member-mb reaches the reader: a 21 MB sample fails under a cap of
+// 8 MiB, naming the member, and is read under the default.
+func TestMaxMemberFlag(t *testing.T) {
+	src := t.TempDir()
+	bad := filepath.Join(src, "big.eval")
+	huge := strings.Repeat("all work and no play ", 1<<20)
+	if err := os.WriteFile(bad, testutil.EvalLog(t, "big", testutil.SampleJSON(1, 1, huge, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		fail bool
+	}{{[]string{"--max-member-mb", "8"}, true}, {nil, false}} {
+		dir := t.TempDir()
+		cmd := ingest.Command()
+		var stdout, stderr bytes.Buffer
+		cmd.Writer, cmd.ErrWriter = &stdout, &stderr
+		cmd.ExitErrHandler = func(context.Context, *cli.Command, error) {} // no os.Exit on the partial failure
+		err := cmd.Run(context.Background(), append([]string{"ingest", "--out", dir, "--progress", "never", src}, tc.args...))
+		if tc.fail {
+			if err == nil || !strings.Contains(stderr.String(), bad+": samples/1_epoch_1.json: member declares") || !strings.Contains(stderr.String(), "cap of 8388608") {
+				t.Errorf("%v: err %v\n%s", tc.args, err, stderr.String())
+			}
+		} else if err != nil {
+			t.Errorf("default cap: %v\n%s", err, stderr.String())
+		}
+	}
+}
