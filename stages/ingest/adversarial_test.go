@@ -75,6 +75,7 @@ func TestAdversarialFiles(t *testing.T) {
 	const (
 		fails    result = iota // the file is in ingest_errors, nothing of it in the tables
 		ingested               // every sample of it is in replies
+		partly                 // one ingest_errors row for the member at fault, the others in replies
 	)
 	cases := []struct {
 		name   string
@@ -119,9 +120,10 @@ func TestAdversarialFiles(t *testing.T) {
 		{name: "integer score beyond a float", file: "big-score.eval", data: testutil.EvalLog(t, "score",
 			[]byte(`{"id": 1, "epoch": 1, "scores": {"s": {"value": 1`+strings.Repeat("0", 400)+`}}}`)), want: fails, member: "samples/1_epoch_1.json", errHas: "OverflowError"},
 		{name: "missing header", file: "no-header.eval", data: testutil.WithoutMember(t, testutil.WithoutMember(t, basic, "header.json"), "_journal/start.json"), want: fails, errHas: "no header.json"},
-		// A sample member missing while summaries.json lists it: inspect_ai
-		// reads the others; logs shows the gap (summary_count 3, sample_count 2).
-		{name: "missing sample member", file: "no-sample.eval", data: testutil.WithoutMember(t, basic, "samples/2_epoch_1.json"), want: ingested, samples: 2},
+		// A sample member missing while summaries.json lists it: named, and
+		// the others are read, as inspect_ai reads them.
+		{name: "missing sample member", file: "no-sample.eval", data: testutil.WithoutMember(t, basic, "samples/2_epoch_1.json"),
+			want: partly, member: "samples/2_epoch_1.json", errHas: "listed in summaries.json", samples: 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,6 +170,15 @@ func TestAdversarialFiles(t *testing.T) {
 				}
 				if got := testutil.Query(t, dir, "SELECT count(*) FROM logs WHERE path = ?", bad)[0][0]; got != "0" {
 					t.Errorf("the failed file has %s logs rows", got)
+				}
+			case partly:
+				var partial *cliutil.PartialError
+				if !errors.As(err, &partial) || len(errs) != 1 || errs[0][0] != bad || errs[0][1] != tc.member || !strings.Contains(errs[0][2], tc.errHas) {
+					t.Fatalf("err %v, ingest_errors %v, want %s, member %q, error with %q", err, errs, bad, tc.member, tc.errHas)
+				}
+				got := testutil.Query(t, dir, `SELECT sample_count, (SELECT count(*) FROM replies r WHERE r.log_id = l.log_id) FROM logs l WHERE path = ?`, bad)
+				if len(got) != 1 || got[0][1] != itoa(tc.samples) {
+					t.Errorf("logs/replies of the file: %v, want %d samples", got, tc.samples)
 				}
 			case ingested:
 				if err != nil || len(errs) != 0 {
