@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet demo notebook venv java chromium fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv java chromium fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -49,8 +49,17 @@ vet:
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
-test: venv java vet chromium
+test: venv java vet chromium fuzz
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
+
+# Native Go fuzzing of the log reader, FUZZTIME per target (their seeds, the
+# fixture logs and the shared corpora, also run in every `go test`). A failing
+# input is written to internal/evallog/testdata/fuzz/<target>/: commit it with
+# the fix. Minimisation is off so the whole budget goes to new inputs.
+FUZZTIME ?= 10s
+FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins
+fuzz:
+	@for f in $(FUZZ); do go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 0 ./internal/evallog/ || exit 1; done
 
 # The whole pipeline on the bundled demo: a miniature study whose replies are
 # simulated (mockllm through the real inspect_ai and inspect_evals scorers).
@@ -68,6 +77,7 @@ fixtures: venv build
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify --bin $(BIN)/empties
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
+	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 
 demo-logs: venv build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties

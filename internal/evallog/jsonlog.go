@@ -19,7 +19,7 @@ import (
 func (l *Log) openJSON() error {
 	// The file is hashed as it is scanned, so it is read once.
 	file, h := io.NewSectionReader(l.file, 0, l.Size), sha256.New()
-	s := &scanner{r: io.TeeReader(file, h), buf: make([]byte, 0, 1<<20)}
+	s := &scanner{r: io.TeeReader(file, h), buf: make([]byte, 0, 1<<20), limit: l.maxMember}
 	if err := l.scanJSON(s); err != nil {
 		return err
 	}
@@ -78,11 +78,15 @@ func (l *Log) scanJSON(s *scanner) error {
 			header.WriteString(strconv.Quote(key))
 			header.WriteByte(':')
 			header.Write(raw)
+			if int64(header.Len()) > l.maxMember {
+				return fmt.Errorf("header: more than the cap of %d bytes (ingest --max-member-mb)", l.maxMember)
+			}
 		}
 	}
 	header.WriteByte('}')
-	if _, err := unmarshal(header.Bytes(), &l.Header); err != nil {
-		return fmt.Errorf("header: %w", describeJSONError(header.Bytes(), err))
+	doc, _ := lastKeyWins(header.Bytes())
+	if _, err := unmarshal(doc, &l.Header); err != nil {
+		return fmt.Errorf("header: %w", describeJSONError(doc, err))
 	}
 	l.HeaderSource = HeaderFromJSON
 	return nil
@@ -94,12 +98,16 @@ func (s *scanner) sampleRanges(l *Log) error {
 		return err
 	}
 	if c == 'n' { // null
+		l.Samples = l.Samples[:0]
 		_, err := s.value(nil)
 		return err
 	}
 	if err := s.expect('['); err != nil {
 		return err
 	}
+	// A repeated "samples" key replaces the earlier list, as Python's
+	// decoders (json.loads, pydantic) keep the last value of a key.
+	l.Samples = l.Samples[:0]
 	for i := 0; ; i++ {
 		c, err := s.peekNonSpace()
 		if err != nil {
@@ -138,6 +146,9 @@ type scanner struct {
 	pos  int
 	base int64 // file offset of buf[0]
 	eof  bool
+	// limit bounds a captured value (0: unbounded); skipped values cost
+	// nothing and have none.
+	limit int64
 }
 
 var errUnexpectedEOF = errors.New("unexpected end of file (truncated log?)")
@@ -303,6 +314,9 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 		s.pos = pos
 		if dst != nil {
 			dst = append(dst, buf[start:pos]...)
+			if s.limit > 0 && int64(len(dst)) > s.limit {
+				return nil, fmt.Errorf("a value of more than the cap of %d bytes (ingest --max-member-mb)", s.limit)
+			}
 		}
 		if err := s.fill(); err != nil {
 			if err == errUnexpectedEOF && scalar && depth == 0 && !inString {

@@ -2,9 +2,13 @@ package evallog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -135,7 +139,7 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 		case sentinelNegInf:
 			*f = Float{math.Inf(-1), true}
 		default:
-			v, err := strconv.ParseFloat(s, 64)
+			v, err := parseFloat(s)
 			if err != nil {
 				return errors.New("float: not a number: " + strconv.Quote(s))
 			}
@@ -143,12 +147,28 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 		}
 		return nil
 	}
-	v, err := strconv.ParseFloat(string(b), 64)
+	v, err := parseFloat(string(b))
 	if err != nil {
 		return err
 	}
 	*f = Float{v, true}
 	return nil
+}
+
+// parseFloat parses a JSON number as Python reads one into a float: beyond
+// the float range a number with a fraction or exponent is ±Inf (json.loads
+// and pydantic give inf for 1e999), and an integer is an error (pydantic
+// refuses an int too large for a float field; float(int) raises
+// OverflowError).
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && errors.Is(err, strconv.ErrRange) {
+		if isInteger([]byte(s)) {
+			return 0, fmt.Errorf("float: the integer %.20s… (%d digits) is too large for a float", s, len(strings.TrimPrefix(s, "-")))
+		}
+		return v, nil // ±Inf, or 0 for an underflow
+	}
+	return v, err
 }
 
 // Ptr returns the value as a pointer, nil when absent.
@@ -231,4 +251,157 @@ func DecodeString(raw []byte) (string, error) {
 func isNull(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// structural marks the bytes lastKeyWins stops at outside strings.
+var structural = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
+
+// maxKeyDepth is the nesting past which lastKeyWins stops looking (and
+// leaves the document to the decoder, which refuses it past the same depth).
+const maxKeyDepth = 10000
+
+// lastKeyWins returns data without the object members whose key the same
+// object repeats later, so that decoding it gives what Python's decoders
+// give: json.loads and pydantic keep the last value of a repeated key,
+// where goccy would decode the second into the first (merging two objects
+// field by field, or two lists element by element, or two maps key by
+// key). Keys are compared as decoded. When no object repeats a key (every
+// log inspect_ai writes) it returns data itself and false, having allocated
+// nothing for an object of up to 48 keys; invalid JSON is returned as it is,
+// for the decoder to report.
+func lastKeyWins(data []byte) ([]byte, bool) {
+	type frame struct {
+		first int            // index in keys of the object's first key; -1 for an array
+		seen  map[string]int // key → index in keys, for objects of many keys
+	}
+	var stackArr [64]frame
+	stack := stackArr[:0]
+	type key struct {
+		start, end int // the quoted key in data
+		escaped    bool
+	}
+	var keysArr [256]key
+	keys := keysArr[:0]
+	var drop [][2]int
+	text := func(k key) string {
+		if k.escaped {
+			if d, err := DecodeString(data[k.start:k.end]); err == nil {
+				return d
+			}
+		}
+		return string(data[k.start+1 : k.end-1])
+	}
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		// Most bytes outside strings are indentation, digits and literals.
+		for i < len(data) && !structural[data[i]] {
+			if data[i] == ' ' && i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == 0x2020202020202020 {
+				i += 8
+				continue
+			}
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
+		switch data[i] {
+		case '{':
+			if len(stack) >= maxKeyDepth {
+				return data, false
+			}
+			stack = append(stack, frame{first: len(keys)})
+			expectKey = true
+		case '[':
+			if len(stack) >= maxKeyDepth {
+				return data, false
+			}
+			stack = append(stack, frame{first: -1})
+			expectKey = false
+		case '}', ']':
+			if len(stack) == 0 {
+				return data, false
+			}
+			if f := stack[len(stack)-1]; f.first >= 0 {
+				keys = keys[:f.first]
+			}
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].first >= 0
+		case '"':
+			end, escaped := i+1, false
+			for {
+				end = nextQuoteOrBackslash(data, end)
+				if end < 0 {
+					return data, false // unterminated
+				}
+				if data[end] == '"' {
+					break
+				}
+				escaped = true
+				end += 2
+			}
+			if expectKey && len(stack) > 0 {
+				f := &stack[len(stack)-1]
+				k := key{i, end + 1, escaped}
+				dup := -1
+				if f.seen == nil && len(keys)-f.first > 48 {
+					f.seen = make(map[string]int, 2*(len(keys)-f.first))
+					for j := f.first; j < len(keys); j++ {
+						f.seen[text(keys[j])] = j
+					}
+				}
+				if f.seen != nil {
+					t := text(k)
+					if j, ok := f.seen[t]; ok {
+						dup = j
+					}
+					f.seen[t] = len(keys)
+				} else {
+					n := k.end - k.start
+					for j := len(keys) - 1; j >= f.first; j-- {
+						o := keys[j]
+						if o.escaped || k.escaped {
+							if text(o) == text(k) {
+								dup = j
+								break
+							}
+							continue
+						}
+						// Keys of one object mostly differ in length or in
+						// their last byte.
+						if o.end-o.start == n && data[o.end-2] == data[k.end-2] && bytes.Equal(data[o.start:o.end], data[k.start:k.end]) {
+							dup = j
+							break
+						}
+					}
+				}
+				if dup >= 0 {
+					// The earlier member, from its key to the next member's.
+					next := k
+					if dup+1 < len(keys) {
+						next = keys[dup+1]
+					}
+					drop = append(drop, [2]int{keys[dup].start, next.start})
+				}
+				keys = append(keys, k)
+				expectKey = false
+			}
+			i = end
+		}
+	}
+	if len(drop) == 0 || len(stack) != 0 {
+		return data, false
+	}
+	slices.SortFunc(drop, func(a, b [2]int) int { return a[0] - b[0] })
+	out := make([]byte, 0, len(data))
+	last := 0
+	for _, d := range drop {
+		if d[0] < last {
+			continue // inside a member already dropped
+		}
+		out = append(out, data[last:d[0]]...)
+		last = d[1]
+	}
+	return append(out, data[last:]...), true
 }

@@ -63,8 +63,9 @@ type Log struct {
 	// and they cannot be read.
 	Missing []MissingSample
 
-	file *os.File
-	zr   *zip.Reader
+	file      *os.File
+	zr        *zip.Reader
+	maxMember int64 // Limits.MaxMember
 }
 
 // SampleRef names one sample of a log and loads its raw JSON.
@@ -102,9 +103,50 @@ type MissingSample struct {
 // ErrChunked reports the chunked sample layout.
 var ErrChunked = fmt.Errorf("chunked sample layout (samples/<id>_epoch_<n>/sample.json with its chunk folders, written by `inspect log convert-chunked`) is not supported: inspect_ai 0.3.285's read_eval_log cannot read it either (it takes every samples/*.json member for a whole sample); keep the monolithic .eval it was converted from")
 
-// Open opens a log file, reads its header and lists its samples. Errors name
-// the file and, where one is at fault, the member.
+// Limits bound what reading one log may cost in memory.
+type Limits struct {
+	// MaxMember is the most bytes one member may hold inflated (and one
+	// .json sample or header value): a larger one is refused, by name,
+	// before it is read. 0 means DefaultMaxMember.
+	MaxMember int64
+}
+
+// DefaultMaxMember is the default Limits.MaxMember: twice the largest sample
+// inspect_ai's design targets (963 MB, design/large-samples.md).
+const DefaultMaxMember = 2 << 30
+
+// MaxRatio is the most inflated bytes per compressed byte a member may
+// declare once it declares more than ratioFloor (256 MiB); beyond it the member
+// is refused before it is inflated. The most the shared corpora and the
+// fixtures reach is 45:1 (a zstd reductions.json); a synthetic worst case, a
+// sample of 1,000 model events each repeating the whole conversation inline,
+// reaches 754:1 with inspect_ai's zstd. Deflate cannot exceed 1,032:1, so
+// only a member that is nearly all one repeated byte (or a lie) reaches it.
+const MaxRatio = 1000
+
+// ratioFloor: a member that declares less than this costs little even if it
+// is all padding, and smaller members do exceed MaxRatio honestly (a 21 MB
+// reply of one phrase repeated, as a model stuck in a loop writes it,
+// compresses 8,600:1 with zstd).
+const ratioFloor = 256 << 20
+
+func (lim Limits) maxMember() int64 {
+	if lim.MaxMember > 0 {
+		return lim.MaxMember
+	}
+	return DefaultMaxMember
+}
+
+// Open opens a log file with the default Limits.
 func Open(p string) (*Log, error) {
+	return OpenLimited(p, Limits{})
+}
+
+// OpenLimited opens a log file, reads its header and lists its samples;
+// every member and .json value it reads, then or later through the
+// SampleRefs, is bounded by lim. Errors name the file and, where one is at
+// fault, the member.
+func OpenLimited(p string, lim Limits) (*Log, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -114,7 +156,7 @@ func Open(p string) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &Log{Path: p, Size: st.Size(), file: f, Summaries: -1}
+	l := &Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember()}
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
 	switch {
@@ -207,14 +249,14 @@ func (l *Log) openZip() error {
 	}
 
 	if zf := last["header.json"]; zf != nil {
-		if err := readMemberInto(zf, &l.Header); err != nil {
+		if err := l.readMemberInto(zf, &l.Header); err != nil {
 			return fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		l.HeaderSource = HeaderFromHeader
 	} else if zf := last["_journal/start.json"]; zf != nil {
 		// A running or killed log: synthesise the header like inspect_ai
 		// does, with status "started" and no results (§1.2).
-		if err := readMemberInto(zf, &l.Header); err != nil {
+		if err := l.readMemberInto(zf, &l.Header); err != nil {
 			return fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		l.Header.Status = "started"
@@ -223,7 +265,7 @@ func (l *Log) openZip() error {
 		return fmt.Errorf("no header.json and no _journal/start.json: not an Inspect log, or a log whose writer died before its first flush")
 	}
 
-	listed, err := readSummaries(last)
+	listed, err := l.readSummaries(last)
 	if err != nil {
 		return err
 	}
@@ -286,7 +328,7 @@ type listedSample struct {
 // log of the journal, de-duplicated by (str(id), epoch) with the last row
 // winning, as inspect_ai's _read_all_summaries does (§1.4). It returns nil
 // when the log has neither.
-func readSummaries(last map[string]*zip.File) ([]listedSample, error) {
+func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	type summary struct {
 		ID    json.RawMessage `json:"id"`
 		Epoch int             `json:"epoch"`
@@ -318,7 +360,7 @@ func readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	out := []listedSample{}
 	for _, zf := range members {
 		var s []summary
-		if err := readMemberInto(zf, &s); err != nil {
+		if err := l.readMemberInto(zf, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		for _, x := range s {
@@ -361,16 +403,19 @@ func logsSamples(config json.RawMessage) bool {
 	return c.LogSamples == nil || *c.LogSamples
 }
 
-func readMember(zf *zip.File) ([]byte, error) {
-	return appendMember(nil, zf)
-}
-
 // appendMember appends the decompressed member to buf. A buffer with room
 // for the member is used as it is, so a caller that reuses one allocates
 // nothing per member. The compressed bytes are read with one call and
 // inflated from memory: archive/zip's reader feeds the decompressor a few
 // KB per read call, which made system calls a tenth of ingest's time.
-func appendMember(buf []byte, zf *zip.File) ([]byte, error) {
+//
+// What the central directory declares is a promise the bytes must keep, and
+// it bounds the cost: a member declaring more than maxMember bytes, more
+// compressed bytes than the file holds, or an implausible ratio (MaxRatio)
+// is refused before anything is read, and the inflater is read through a
+// limit of the declared size plus one byte, so a member that inflates past
+// its declared size is refused after that many bytes.
+func appendMember(buf []byte, zf *zip.File, maxMember, fileSize int64) ([]byte, error) {
 	var inflate func(io.Reader) io.ReadCloser
 	switch zf.Method {
 	case zip.Store:
@@ -381,8 +426,19 @@ func appendMember(buf []byte, zf *zip.File) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w (method %d)", zip.ErrAlgorithm, zf.Method)
 	}
-	if zf.CompressedSize64 > 1<<31 || zf.UncompressedSize64 > 1<<31 {
-		return nil, fmt.Errorf("member of %d bytes (%d compressed) is too large to read", zf.UncompressedSize64, zf.CompressedSize64)
+	size, csize := zf.UncompressedSize64, zf.CompressedSize64
+	switch {
+	case size > uint64(maxMember):
+		return nil, fmt.Errorf("member declares %d bytes, more than the cap of %d (ingest --max-member-mb)", size, maxMember)
+	case csize > uint64(fileSize):
+		return nil, fmt.Errorf("%w: member declares %d compressed bytes, more than the file's %d", zip.ErrFormat, csize, fileSize)
+	case inflate == nil && csize != size:
+		return nil, fmt.Errorf("%w: stored member declares %d bytes but holds %d", zip.ErrFormat, size, csize)
+	case csize > uint64(maxMember)+uint64(maxMember)/64+1<<20:
+		// More than any compressor's worst-case expansion of the cap.
+		return nil, fmt.Errorf("member holds %d compressed bytes, more than the cap of %d can compress to (ingest --max-member-mb)", csize, maxMember)
+	case inflate != nil && size > ratioFloor && size > csize*MaxRatio:
+		return nil, fmt.Errorf("member declares %d bytes from %d compressed, more than %d:1, which no log compresses to; refused without inflating it", size, csize, MaxRatio)
 	}
 	r, err := zf.OpenRaw()
 	if err != nil {
@@ -390,7 +446,7 @@ func appendMember(buf []byte, zf *zip.File) ([]byte, error) {
 	}
 	cp := compressedBuffers.Get().(*[]byte)
 	defer compressedBuffers.Put(cp)
-	comp := slices.Grow((*cp)[:0], int(zf.CompressedSize64))[:zf.CompressedSize64]
+	comp := slices.Grow((*cp)[:0], int(csize))[:csize]
 	if cap(comp) <= maxPooledCompressed {
 		*cp = comp
 	}
@@ -401,18 +457,22 @@ func appendMember(buf []byte, zf *zip.File) ([]byte, error) {
 	if inflate == nil {
 		buf = append(buf, comp...)
 	} else {
+		// One byte more than declared: reading it means the member lies.
+		buf = slices.Grow(buf, int(size)+1)[:n+int(size)+1]
 		rc := inflate(bytes.NewReader(comp))
-		b := bytes.NewBuffer(slices.Grow(buf, int(zf.UncompressedSize64)+bytes.MinRead))
-		_, err := b.ReadFrom(rc)
+		got, err := io.ReadFull(rc, buf[n:])
 		rc.Close()
-		if err != nil {
+		switch {
+		case err == nil:
+			return nil, fmt.Errorf("decompressing (method %d): %w: the member inflates past the %d bytes the central directory declares", zf.Method, zip.ErrFormat, size)
+		case uint64(got) == size && (err == io.ErrUnexpectedEOF || err == io.EOF):
+		case err == io.ErrUnexpectedEOF || err == io.EOF:
+			// The checks archive/zip's own reader makes.
+			return nil, fmt.Errorf("decompressing (method %d): %w: %d bytes, the central directory says %d", zf.Method, zip.ErrFormat, got, size)
+		default:
 			return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, err)
 		}
-		buf = b.Bytes()
-	}
-	// The checks archive/zip's own reader makes.
-	if uint64(len(buf)-n) != zf.UncompressedSize64 {
-		return nil, fmt.Errorf("decompressing (method %d): %w: %d bytes, the central directory says %d", zf.Method, zip.ErrFormat, len(buf)-n, zf.UncompressedSize64)
+		buf = buf[:n+got]
 	}
 	if zf.CRC32 != 0 && crc32.ChecksumIEEE(buf[n:]) != zf.CRC32 {
 		return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, zip.ErrChecksum)
@@ -429,11 +489,13 @@ var compressedBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledCompressed = 16 << 20
 
-func readMemberInto(zf *zip.File, v any) error {
-	b, err := readMember(zf)
+// readMemberInto decodes a whole member into v.
+func (l *Log) readMemberInto(zf *zip.File, v any) error {
+	b, err := appendMember(nil, zf, l.maxMember, l.Size)
 	if err != nil {
 		return err
 	}
+	b, _ = lastKeyWins(b)
 	if _, err := unmarshal(b, v); err != nil {
 		return describeJSONError(b, err)
 	}
@@ -459,7 +521,10 @@ func (r SampleRef) Bytes() ([]byte, error) {
 // extended buffer; pass a reused buffer's buf[:0] to read without allocating.
 func (r SampleRef) AppendBytes(buf []byte) ([]byte, error) {
 	if r.zf != nil {
-		return appendMember(buf, r.zf)
+		return appendMember(buf, r.zf, r.log.maxMember, r.log.Size)
+	}
+	if r.length > r.log.maxMember {
+		return nil, fmt.Errorf("sample of %d bytes is larger than the cap of %d (ingest --max-member-mb)", r.length, r.log.maxMember)
 	}
 	n := len(buf)
 	buf = slices.Grow(buf, int(r.length))[:n+int(r.length)]

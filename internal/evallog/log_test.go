@@ -85,7 +85,7 @@ func TestDamagedMembersFail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := appendMember([]byte("kept:"), zr.File[0])
+			got, err := appendMember([]byte("kept:"), zr.File[0], DefaultMaxMember, int64(len(good)))
 			if err != nil || string(got) != "kept:"+string(body) {
 				t.Fatalf("intact member: err %v, %d bytes", err, len(got))
 			}
@@ -101,7 +101,7 @@ func TestDamagedMembersFail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, err := appendMember(nil, zr.File[0]); err == nil {
+			if got, err := appendMember(nil, zr.File[0], DefaultMaxMember, int64(len(bad))); err == nil {
 				t.Fatalf("damaged member read without error (%d bytes)", len(got))
 			} else if !strings.Contains(err.Error(), fmt.Sprintf("method %d", tc.method)) {
 				t.Errorf("error does not name the method: %v", err)
@@ -110,7 +110,7 @@ func TestDamagedMembersFail(t *testing.T) {
 			// A central directory that lies about the size.
 			zr, _ = zip.NewReader(bytes.NewReader(good), int64(len(good)))
 			zr.File[0].UncompressedSize64 += 10
-			if _, err := appendMember(nil, zr.File[0]); !errors.Is(err, zip.ErrFormat) {
+			if _, err := appendMember(nil, zr.File[0], DefaultMaxMember, int64(len(good))); !errors.Is(err, zip.ErrFormat) {
 				t.Errorf("wrong size: want zip.ErrFormat, got %v", err)
 			}
 		})

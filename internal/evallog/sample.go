@@ -3,6 +3,8 @@ package evallog
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -21,6 +23,7 @@ type DecodedSample struct {
 	attachments json.RawMessage
 	resolved    map[string]string
 	messages    []json.RawMessage
+	id, idKind  string // see IDString
 }
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
@@ -66,6 +69,7 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 	clear(events) // the decoder decodes into existing elements
 	*d = DecodedSample{}
 	d.Events = events[:0]
+	raw, _ = lastKeyWins(raw)
 	var slim, attachments []byte
 	var pools, pool [][]byte
 	var hasPools, ok bool
@@ -93,8 +97,8 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 		}
 	}
 	d.Sanitized = sanitized
-	if isNull(d.ID) {
-		return fmt.Errorf("sample has no id")
+	if d.id, d.idKind, err = sampleID(d.ID); err != nil {
+		return err
 	}
 	d.attachments = d.Attachments
 	if t := d.Transcript; t != nil {
@@ -112,6 +116,14 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 		}
 		d.Scores = map[string]Score{name: *d.Score}
 	}
+	for name, s := range d.Scores {
+		if v := bytes.TrimSpace(s.Value); isInteger(v) {
+			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+				// Python reads the int; value_to_float's float(value) raises.
+				return fmt.Errorf("scores.%s: the value, an integer of %d digits, is too large for a float (inspect_ai's value_to_float raises OverflowError on it)", name, len(bytes.TrimLeft(v, "-")))
+			}
+		}
+	}
 	switch {
 	case d.EventsData != nil && len(d.EventsData.Messages) > 0:
 		d.messages = d.EventsData.Messages
@@ -124,18 +136,57 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 	return nil
 }
 
-// IDString returns the sample id as text and whether the JSON held an int
-// ("int") or a string ("str"). Integers keep their exact digits, even beyond
-// int64.
+// IDString returns the sample id as text and whether inspect_ai reads it as
+// an int ("int") or a string ("str"). Integers keep their exact digits, even
+// beyond int64.
 func (d *DecodedSample) IDString() (id, kind string) {
-	raw := strings.TrimSpace(string(d.ID))
-	if strings.HasPrefix(raw, `"`) {
-		if s, err := DecodeString([]byte(raw)); err == nil {
-			return s, "str"
+	return d.id, d.idKind
+}
+
+// sampleID reads a sample id as pydantic reads EvalSample.id (int | str):
+// a string, or an integer (any size); an integral float within int64 (1.0,
+// 2.5e3) and a boolean are read as that int, as pydantic's lax mode does.
+// Anything else is an error, as it is for inspect_ai.
+func sampleID(raw json.RawMessage) (id, kind string, err error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case isNull(raw):
+		return "", "", fmt.Errorf("sample has no id")
+	case raw[0] == '"':
+		s, err := DecodeString(raw)
+		if err != nil {
+			return "", "", fmt.Errorf("sample id %.40s: %w", raw, err)
 		}
-		return strings.Trim(raw, `"`), "str"
+		return s, "str", nil
+	case string(raw) == "true":
+		return "1", "int", nil
+	case string(raw) == "false":
+		return "0", "int", nil
+	case string(raw) == "-0":
+		return "0", "int", nil
+	case isInteger(raw):
+		return string(raw), "int", nil
 	}
-	return raw, "int"
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
+		return strconv.FormatInt(int64(f), 10), "int", nil
+	}
+	return "", "", fmt.Errorf("sample id %.40s is neither an int nor a string (nor an integral number within int64)", raw)
+}
+
+// isInteger reports whether a raw JSON value is an integer literal.
+func isInteger(raw []byte) bool {
+	if len(raw) > 0 && raw[0] == '-' {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolve replaces a whole-string attachment reference (attachment://<hash>,
@@ -167,26 +218,31 @@ func (d *DecodedSample) Resolve(s string) string {
 
 // lookupString finds the string value of key in a raw JSON object without
 // decoding the rest: a sample's attachments can be a large share of its
-// bytes, and only the few a reply or judge text refers to are needed. Inside
-// a JSON string every quote is escaped, so `"key":` can only be a key.
+// bytes, and only the few a reply or judge text refers to are needed. The
+// last occurrence of the key wins, as in Python's decoders. Inside a JSON
+// string every quote is escaped, so `"key":` whose quote is not escaped can
+// only be a key.
 func lookupString(obj json.RawMessage, key string) (string, bool) {
 	needle := []byte(`"` + key + `"`)
-	for off := 0; off < len(obj); {
-		i := bytes.Index(obj[off:], needle)
+	isSpace := func(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+	for hi := len(obj); hi > 0; {
+		i := bytes.LastIndex(obj[:hi], needle)
 		if i < 0 {
 			return "", false
 		}
-		i += off
-		off = i + len(needle)
-		j := off
-		for j < len(obj) && (obj[j] == ' ' || obj[j] == '\n' || obj[j] == '\t' || obj[j] == '\r') {
+		hi = i
+		if escapedAt(obj, i) {
+			continue // a quote inside a string
+		}
+		j := i + len(needle)
+		for j < len(obj) && isSpace(obj[j]) {
 			j++
 		}
 		if j >= len(obj) || obj[j] != ':' {
-			continue
+			continue // a string value
 		}
 		j++
-		for j < len(obj) && (obj[j] == ' ' || obj[j] == '\n' || obj[j] == '\t' || obj[j] == '\r') {
+		for j < len(obj) && isSpace(obj[j]) {
 			j++
 		}
 		if j >= len(obj) || obj[j] != '"' {
@@ -207,6 +263,17 @@ func lookupString(obj json.RawMessage, key string) (string, bool) {
 		return v, err == nil
 	}
 	return "", false
+}
+
+// escapedAt reports whether b[i] is escaped: preceded by an odd number of
+// backslashes.
+func escapedAt(b []byte, i int) bool {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n++
+		i--
+	}
+	return n%2 == 1
 }
 
 // InputMessages returns a model event's input messages, expanding input_refs

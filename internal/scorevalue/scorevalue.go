@@ -3,6 +3,7 @@
 package scorevalue
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -18,7 +19,10 @@ func ptr(s string) *string { return &s }
 // yes/true → 1, no/false → 0, finite numeric strings → their value; numbers
 // and booleans → float (NaN stays NaN); anything else (other strings, lists,
 // dicts) → 0.0, as inspect_ai does after a warning. A null value (legacy
-// ScoreEvent form of NaN) projects to NaN.
+// ScoreEvent form of NaN) projects to NaN. A number beyond the float range
+// is ±Inf, as Python reads 1e999; an integer beyond it has no float (nil):
+// Python reads the int and value_to_float's float() raises OverflowError,
+// which the reader reports before a value gets here.
 func Project(raw []byte) (kind string, f *float64, s *string) {
 	fl := func(v float64) *float64 { return &v }
 	switch {
@@ -46,14 +50,20 @@ func Project(raw []byte) (kind string, f *float64, s *string) {
 		return "list", fl(0), nil
 	}
 	text := string(raw)
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return "float", fl(0), &text
-	}
+	kind = "int"
 	if strings.ContainsAny(text, ".eE") {
-		return "float", &v, &text
+		kind = "float"
 	}
-	return "int", &v, &text
+	v, err := strconv.ParseFloat(text, 64)
+	switch {
+	case err == nil:
+		return kind, &v, &text
+	case errors.Is(err, strconv.ErrRange) && kind == "float":
+		return kind, &v, &text // ±Inf (or 0 for an underflow), as Python reads it
+	case errors.Is(err, strconv.ErrRange):
+		return kind, nil, &text
+	}
+	return "float", fl(0), &text
 }
 
 func stringToFloat(v string) float64 {

@@ -96,3 +96,30 @@ func TestProjectKinds(t *testing.T) {
 		}
 	}
 }
+
+// Numbers beyond the float range project as Python reads them: 1e999 is
+// inf (json.loads, pydantic); an integer too large for a float has no float,
+// since value_to_float's float(int) raises OverflowError (the reader refuses
+// such a sample before it gets here). Before, both projected to 0.
+func TestProjectOutOfRange(t *testing.T) {
+	big := "1" + strings.Repeat("0", 400)
+	for _, c := range []struct {
+		raw, kind string
+		want      *float64
+	}{
+		{"1e999", "float", ptrF(math.Inf(1))},
+		{"-1e999", "float", ptrF(math.Inf(-1))},
+		{"1e-999", "float", ptrF(0)},
+		{"123456789012345678901234567890", "int", ptrF(1.2345678901234568e+29)},
+		{big, "int", nil},
+		{"-" + big, "int", nil},
+		{`"1e999"`, "str", ptrF(0)}, // not a finite number: 0 after a warning
+	} {
+		kind, f, _ := Project([]byte(c.raw))
+		if kind != c.kind || (f == nil) != (c.want == nil) || f != nil && *f != *c.want {
+			t.Errorf("%.20s: %s %v, want %s %v", c.raw, kind, f, c.kind, c.want)
+		}
+	}
+}
+
+func ptrF(v float64) *float64 { return &v }

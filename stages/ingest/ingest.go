@@ -44,6 +44,10 @@ type Options struct {
 	// AllAttempts counts every file, superseded attempts included
 	// (internal/logset decides otherwise).
 	AllAttempts bool
+	// MaxMemberBytes caps one zip member (or .json sample) inflated; a log
+	// holding a larger one fails, naming it. 0 means
+	// evallog.DefaultMaxMember.
+	MaxMemberBytes int64
 }
 
 // DefaultSpillBytes bounds the rows of one log held in memory.
@@ -93,22 +97,33 @@ retried are skipped, and where the model made no call through Inspect's
 model API, sample.output is used unless it is a judge's; replies.reply_source
 says which (README "How the reply is chosen").
 
+Memory is bounded by what the logs declare: a member is inflated only up to
+the size the zip's central directory gives it (one byte more is an error),
+a member larger than --max-member-mb (or a .json sample or header larger
+than it) is refused by name, and so is a member of more than 256 MiB that
+declares more than 1,000 bytes per compressed byte (real logs stay under
+50:1). Reading a sample takes several times its size: lower the cap on a
+small machine, raise it only for a log that needs it.
+
 Examples:
    empties ingest logs/ --out data/study
    empties ingest run1.eval run2.eval --out /tmp/two-runs
    empties ingest logs/ --out data/study --workers 8
    empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
-   empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too`,
+   empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too
+   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
 			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
+			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
 			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts")}
+			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts"),
+				MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -143,6 +158,9 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	default:
 		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.Progress)
 	}
+	if opts.MaxMemberBytes < 0 {
+		return cliutil.Usagef("ingest: --max-member-mb must be positive, not %d", opts.MaxMemberBytes>>20)
+	}
 	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
 		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
 	}
@@ -174,7 +192,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if spill <= 0 {
 		spill = DefaultSpillBytes
 	}
-	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), spill, prog, stderr)
+	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err
@@ -249,7 +267,7 @@ const (
 // samples to a pool of decoders; the writer takes results back in the same
 // order, so output order never depends on timing, and at most a bounded
 // number of samples is in flight.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, prog *progress, stderr io.Writer) (*Summary, error) {
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inFlight := samplesInFlight * nWorkers
@@ -276,7 +294,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	go func() {
 		defer close(openQ)
 		for _, p := range files {
-			l, err := evallog.Open(p)
+			l, err := evallog.OpenLimited(p, lim)
 			select {
 			case openQ <- opened{l, err}:
 			case <-ctx.Done():
