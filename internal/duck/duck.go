@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,24 +158,7 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 	if err := db.Close(); err != nil {
 		return err
 	}
-	return copyFile(filepath.Join(tmp, "views.duckdb"), file)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return store.CopyFile(filepath.Join(tmp, "views.duckdb"), file)
 }
 
 // Every generation a stage commits gets its view file.

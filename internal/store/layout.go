@@ -670,7 +670,7 @@ func linkTable(src, dst string, names []string) error {
 	for _, name := range names {
 		s, t := filepath.Join(src, name), filepath.Join(dst, name)
 		if err := os.Link(s, t); err != nil {
-			if err := copyFile(s, t); err != nil {
+			if err := CopyFile(s, t); err != nil {
 				return fmt.Errorf("carrying %s into the new generation: %w", s, err)
 			}
 		}
@@ -678,7 +678,8 @@ func linkTable(src, dst string, names []string) error {
 	return nil
 }
 
-func copyFile(src, dst string) error {
+// CopyFile copies src to dst and fsyncs it.
+func CopyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
