@@ -21,6 +21,7 @@ type Sink[T any] struct {
 	done  chan error
 	rows  int64
 	codec compress.Codec
+	first int // number of its first part file (NewSinkAt)
 }
 
 // NewSink opens a sink for a table of the dataset.
@@ -53,7 +54,7 @@ func (s *Sink[T]) Close() error {
 }
 
 func (s *Sink[T]) run() {
-	p, err := newParts[T](s.dir, s.codec)
+	p, err := newPartsAt[T](s.dir, s.codec, s.first)
 	for rows := range s.in {
 		if err == nil {
 			err = p.Write(rows)
@@ -84,7 +85,16 @@ type parts[T any] struct {
 }
 
 func newParts[T any](dir string, codec compress.Codec) (*parts[T], error) {
-	p := &parts[T]{dir: dir, codec: codec, limit: RowsPerFile}
+	return newPartsAt[T](dir, codec, 0)
+}
+
+// newPartsAt numbers its files from first. Past 0 the table already has
+// files (FilterParts), so the first is created only once a row arrives.
+func newPartsAt[T any](dir string, codec compress.Codec, first int) (*parts[T], error) {
+	p := &parts[T]{dir: dir, codec: codec, limit: RowsPerFile, next: first}
+	if first > 0 {
+		return p, nil
+	}
 	if err := p.open(); err != nil {
 		return nil, err
 	}
@@ -104,6 +114,11 @@ func (p *parts[T]) open() error {
 // Write appends rows to the current file, first starting the next one if the
 // current one is full.
 func (p *parts[T]) Write(rows []T) error {
+	if p.w == nil {
+		if err := p.open(); err != nil {
+			return err
+		}
+	}
 	if p.rows >= p.limit {
 		if err := p.Close(); err != nil {
 			return err

@@ -170,3 +170,30 @@ func looksLikeLog(p string) bool {
 	}
 	return false
 }
+
+// Fingerprint is what tells, without reading a file, whether the dataset
+// holds its rows as they are now: where it is, its size and modification
+// time (microseconds, as logs.modified stores it), and for an object store
+// the ETag its listing gives ("" for a local file). A stored fingerprint
+// that matches means unchanged; one that does not is settled by the
+// content (incremental.go).
+type Fingerprint struct {
+	Path    string
+	Size    int64
+	ModTime int64 // microseconds since the epoch
+	ETag    string
+}
+
+// fingerprints stats the files discover found. A file that cannot be
+// stat'ed any more gets a zero fingerprint, so it is read (and its error
+// reported) like any other.
+func fingerprints(files []string) []Fingerprint {
+	out := make([]Fingerprint, len(files))
+	for i, p := range files {
+		out[i].Path = p
+		if st, err := os.Stat(p); err == nil {
+			out[i].Size, out[i].ModTime = st.Size(), st.ModTime().UnixMicro()
+		}
+	}
+	return out
+}

@@ -25,6 +25,10 @@ type logContext struct {
 	Model           string
 	EvalMaxTokens   *int64
 	LegacyScoreName string
+	// Modified is the file's modification time when it was found, before
+	// it was read (logs.modified): a write during the read leaves a newer
+	// time, so the next ingest reads it again.
+	Modified *int64
 }
 
 // sampleRows are the rows one sample contributes.

@@ -48,6 +48,9 @@ type Options struct {
 	// holding a larger one fails, naming it. 0 means
 	// evallog.DefaultMaxMember.
 	MaxMemberBytes int64
+	// Full reads every file again, even into a dataset that holds their
+	// rows; by default only new and changed files are read (incremental.go).
+	Full bool
 }
 
 // DefaultSpillBytes bounds the rows of one log held in memory.
@@ -81,9 +84,18 @@ counted by no measure. --all-attempts counts every file.
 
 DIR must be new, empty, or a dataset empties wrote (it holds
 empties-dataset.json); any other folder is refused and left as it was. The
-tables are rebuilt from the given logs on every run, and the later stages'
-tables in DIR (computed from the replies replaced) are removed: run rescore,
-analyze and decide again. A file that cannot be read is reported
+tables hold the rows of exactly the given logs. Into a dataset an ingest
+already wrote, only files that are new or changed are read: a file whose
+path, size and modification time match its logs row is unchanged and not
+opened; one whose size or time differ is hashed, and counts as changed only
+if its SHA-256 differs too. The rows of changed files and of files no longer
+found are removed, the others kept, the log set decided again over them all,
+and the summary says: new N, changed N, unchanged N, removed N. A file that
+could not be read is tried again; a file read by another empties version is
+read again. --full reads every file (use it if a tool rewrites logs keeping
+their size and time). When any row changes, the later stages' tables in DIR
+(computed from the old rows) are removed: run rescore, analyze and decide
+again; when none does, they are kept. A file that cannot be read is reported
 with the member at fault and left out whole; the others go on, and the exit
 code is 1. A sample that the log's summaries list without a member is
 reported (ingest_errors names the sample and the member expected) and the
@@ -107,6 +119,8 @@ small machine, raise it only for a log that needs it.
 
 Examples:
    empties ingest logs/ --out data/study
+   empties ingest logs/ --out data/study          # again: reads only new and changed logs
+   empties ingest logs/ --out data/study --full   # reads every log again
    empties ingest run1.eval run2.eval --out /tmp/two-runs
    empties ingest logs/ --out data/study --workers 8
    empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
@@ -118,12 +132,13 @@ Examples:
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
 			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
 			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
-			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write)"},
+			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
+			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression of the files this run writes: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write; with --full every file)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts"),
-				MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
+				Full: c.Bool("full"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -141,8 +156,9 @@ type Summary struct {
 	Errors  []schema.IngestError
 	Elapsed time.Duration
 
-	logs []schema.Log // written once the set rules have run
-	set  setSummary
+	logs        []schema.Log // written once the set rules have run
+	set         setSummary
+	incremental bool // Files counts the new and changed files only
 }
 
 // Run ingests opts.Paths into opts.Out.
@@ -175,6 +191,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		}
 		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
 	}
+	fps := fingerprints(files)
 	ds, err := store.Create(opts.Out)
 	if err != nil {
 		return err
@@ -187,27 +204,70 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	}
 
 	start := time.Now()
-	prog := newProgress(stderr, opts.Progress, len(files))
+	var p *plan // nil: every file is read
+	if !opts.Full {
+		var why string
+		if p, why, err = planIncremental(ds, fps); err != nil {
+			return err
+		}
+		if why != "" {
+			fmt.Fprintf(stderr, "note: reading every file: %s\n", why)
+		}
+	}
+	toRead, starts := fps, map[string]int(nil)
+	if p != nil {
+		toRead = p.read
+		if starts, err = p.carry(ds); err != nil {
+			return err
+		}
+	}
+	prog := newProgress(stderr, opts.Progress, len(toRead))
 	spill := opts.SpillBytes
 	if spill <= 0 {
 		spill = DefaultSpillBytes
 	}
-	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
+	sum, err := ingestFiles(ctx, ds, toRead, starts, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err
 	}
 	sum.Skipped, sum.SkippedFiles = len(skipped), skipped
-	// The set rules need every header, so the logs table is written last.
-	sum.set = applyLogSet(sum.logs, opts.AllAttempts)
-	if err := writeLogs(ds, sum.logs); err != nil {
-		return err
+	sum.incremental = p != nil
+	rows := sum.logs
+	if p != nil {
+		rows = mergeLogs(p.kept, sum.logs)
+		for _, e := range p.keptErrors {
+			sum.Missing++
+			fmt.Fprintf(stderr, "error: %s: %s: %s (the file is unchanged since the last ingest)\n", e.Path, e.Member, e.Error)
+		}
+		sum.Errors = mergeErrors(p.keptErrors, sum.Errors)
 	}
-	if err := finish(ctx, ds, sum); err != nil {
-		return err
+	// The set rules need every header, so the logs table is written last.
+	sum.set = applyLogSet(rows, opts.AllAttempts)
+	changed, commit := true, true
+	if p != nil {
+		changed, commit = p.changes(rows, sum.Errors)
+	}
+	var dropped []string
+	if commit {
+		if err := writeLogs(ds, rows); err != nil {
+			return err
+		}
+		if dropped, err = finish(ctx, ds, sum, changed); err != nil {
+			return err
+		}
 	}
 	sum.Elapsed = time.Since(start)
 	printSummary(stdout, ds.Dir, sum)
+	if p != nil {
+		printIncremental(stdout, p)
+		switch {
+		case !commit:
+			fmt.Fprintf(stdout, "nothing changed: the dataset is as it was\n")
+		case len(dropped) > 0:
+			fmt.Fprintf(stdout, "removed the tables computed from the old rows (%s): run rescore, analyze and decide again\n", strings.Join(dropped, ", "))
+		}
+	}
 	printSetSummary(stdout, sum.set, opts.AllAttempts)
 	var msgs []string
 	if sum.Failed > 0 {
@@ -267,7 +327,10 @@ const (
 // samples to a pool of decoders; the writer takes results back in the same
 // order, so output order never depends on timing, and at most a bounded
 // number of samples is in flight.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
+//
+// starts gives the part number each big table's new files start at
+// (plan.carry); nil for a table written whole.
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, starts map[string]int, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inFlight := samplesInFlight * nWorkers
@@ -293,8 +356,8 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	openQ := make(chan opened, openAhead)
 	go func() {
 		defer close(openQ)
-		for _, p := range files {
-			l, err := evallog.OpenLimited(p, lim)
+		for _, f := range files {
+			l, err := openLog(f.Path, lim)
 			select {
 			case openQ <- opened{l, err}:
 			case <-ctx.Done():
@@ -319,7 +382,8 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 				}
 			}()
 		}()
-		for _, p := range files {
+		for _, f := range files {
+			p := f.Path
 			var o opened
 			var ok bool
 			select {
@@ -337,7 +401,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 				}
 				continue
 			}
-			lc := newLogContext(p, l)
+			lc := newLogContext(f, l)
 			if !send(ctx, order, item{path: p, log: l, ctx: lc}) {
 				l.Close()
 				return
@@ -359,7 +423,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 		}
 	}()
 
-	sk, err := openSinks(ds)
+	sk, err := openSinks(ds, starts)
 	if err != nil {
 		return nil, err
 	}
@@ -533,16 +597,16 @@ type sinks struct {
 	calls   *store.Sink[schema.ModelCall]
 }
 
-func openSinks(ds *store.Dataset) (*sinks, error) {
+func openSinks(ds *store.Dataset, starts map[string]int) (*sinks, error) {
 	var s sinks
 	var err error
-	if s.replies, err = store.NewSink[schema.Reply](ds, "replies"); err != nil {
+	if s.replies, err = store.NewSinkAt[schema.Reply](ds, "replies", starts["replies"]); err != nil {
 		return nil, err
 	}
-	if s.scores, err = store.NewSink[schema.Score](ds, "scores"); err != nil {
+	if s.scores, err = store.NewSinkAt[schema.Score](ds, "scores", starts["scores"]); err != nil {
 		return nil, err
 	}
-	if s.calls, err = store.NewSink[schema.ModelCall](ds, "model_calls"); err != nil {
+	if s.calls, err = store.NewSinkAt[schema.ModelCall](ds, "model_calls", starts["model_calls"]); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -746,41 +810,54 @@ func (w *writer) abort() {
 }
 
 // finish writes ingest_errors and makes the new tables, with the DuckDB
-// view file, the dataset's current generation.
-func finish(ctx context.Context, ds *store.Dataset, sum *Summary) error {
+// view file, the dataset's current generation. With changed, the later
+// stages' tables are left out of it; it returns their names.
+func finish(ctx context.Context, ds *store.Dataset, sum *Summary, changed bool) ([]string, error) {
 	errs, err := store.NewWriter[schema.IngestError](ds, "ingest_errors")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := errs.Write(sum.Errors...); err != nil {
-		return err
+		return nil, err
 	}
 	if err := errs.Keep(ds); err != nil {
-		return err
+		return nil, err
 	}
 	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
-		return err
+		return nil, err
 	}
 	// Every table computed from the rows a new ingest replaces is removed
 	// (schema.KeptWhenRepliesChange: ingest's own and exposure stay): run
 	// the later stages again.
-	if err := ds.Drop(store.TablesExcept(ds.Dir, schema.KeptWhenRepliesChange()...)...); err != nil {
-		return err
+	var dropped []string
+	if changed {
+		dropped = store.TablesExcept(ds.Dir, schema.KeptWhenRepliesChange()...)
+		if err := ds.Drop(dropped...); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
-		return err // interrupted: the current generation stays as it was
+		return nil, err // interrupted: the current generation stays as it was
 	}
 	// One switch: the tables, the drops and the view file (store.Commit).
-	return ds.Commit()
+	return dropped, ds.Commit()
 }
 
-func newLogContext(path string, l *evallog.Log) *logContext {
+// openLog opens a log for reading; a variable so that tests count the
+// files an ingest opens.
+var openLog = evallog.OpenLimited
+
+func newLogContext(f Fingerprint, l *evallog.Log) *logContext {
 	h := l.Header
 	lc := &logContext{
-		LogID:  LogID(path),
+		LogID:  LogID(f.Path),
 		EvalID: h.Eval.EvalID,
 		Task:   h.Eval.Task,
 		Model:  h.Eval.Model,
+	}
+	if f.ModTime != 0 {
+		mt := f.ModTime
+		lc.Modified = &mt
 	}
 	lc.EvalMaxTokens = evalMaxTokens(h)
 	lc.LegacyScoreName = legacyScoreName(h)
@@ -795,7 +872,11 @@ func LogID(absPath string) string {
 
 func printSummary(w io.Writer, dir string, s *Summary) {
 	ok := s.Files - s.Failed
-	fmt.Fprintf(w, "ingested %d of %d files, %d samples, %.1f MB in %.1fs", ok, s.Files, s.Samples, float64(s.Bytes)/1e6, s.Elapsed.Seconds())
+	what := "files"
+	if s.incremental {
+		what = "new or changed files"
+	}
+	fmt.Fprintf(w, "ingested %d of %d %s, %d samples, %.1f MB in %.1fs", ok, s.Files, what, s.Samples, float64(s.Bytes)/1e6, s.Elapsed.Seconds())
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "; %d failed", s.Failed)
 	}
@@ -807,7 +888,11 @@ func printSummary(w io.Writer, dir string, s *Summary) {
 		fmt.Fprintf(w, "  skipped %s: %s\n", sk.Path, sk.Reason)
 	}
 	if len(s.Classes) > 0 {
-		fmt.Fprintln(w, "reply classes:")
+		if s.incremental {
+			fmt.Fprintln(w, "reply classes of the files read:")
+		} else {
+			fmt.Fprintln(w, "reply classes:")
+		}
 		for _, c := range classOrder(s.Classes) {
 			fmt.Fprintf(w, "  %-16s %8d\n", c, s.Classes[c])
 		}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"time"
 
@@ -34,10 +33,8 @@ func logRow(lc *logContext, l *evallog.Log, samples int64) schema.Log {
 		SampleCount: samples,
 		Invalidated: h.Invalidated,
 	}
-	if st, err := os.Stat(l.Path); err == nil {
-		us := st.ModTime().UnixMicro()
-		row.Modified = &us
-	}
+	row.Modified = lc.Modified
+	row.IngestVersion = ingestVersion()
 	if row.Version == 0 {
 		row.Version = 2 // the model's default when the field is absent
 	}

@@ -1,0 +1,257 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"empties/internal/cliutil"
+	"empties/internal/store"
+	"empties/internal/testutil"
+	"empties/stages/ingest"
+)
+
+// reingest runs an ingest of logs into out (incremental unless full) and
+// returns its summary; a partial failure (files that cannot be read) is
+// expected of the folders here and not an error.
+func reingest(t *testing.T, logs, out string, full, allAttempts bool) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Workers: 2, Progress: "never", Full: full, AllAttempts: allAttempts}, &stdout, &stderr)
+	var partial *cliutil.PartialError
+	if err != nil && !errors.As(err, &partial) {
+		t.Fatalf("ingest %s: %v\n%s", logs, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// sameAsFull checks that every table of ingest in ds holds exactly the rows
+// a full ingest of logs into a new dataset writes: logs and ingest_errors in
+// the same order, the three big tables as the same multiset of rows (an
+// incremental ingest appends the rows of the files it reads).
+func sameAsFull(t *testing.T, step, logs, ds string, allAttempts bool, counters ...interface{ Swap(int64) int64 }) {
+	t.Helper()
+	full := t.TempDir()
+	reingest(t, logs, full, true, allAttempts)
+	for _, c := range counters {
+		c.Swap(0) // the full ingest's reads are not the next step's
+	}
+	for _, q := range []string{
+		"SELECT * FROM logs",
+		"SELECT * FROM ingest_errors",
+		"SELECT * FROM replies ORDER BY ALL",
+		"SELECT * FROM scores ORDER BY ALL",
+		"SELECT * FROM model_calls ORDER BY ALL",
+	} {
+		got, want := testutil.Query(t, ds, q), testutil.Query(t, full, q)
+		if len(want) == 0 && !strings.Contains(q, "ingest_errors") {
+			t.Fatalf("%s: %s: the full ingest has no rows", step, q)
+		}
+		if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
+			t.Errorf("%s: %s differs from a full ingest (%d rows, want %d)\n got %.600s\nwant %.600s", step, q, len(got), len(want), g, w)
+		}
+	}
+}
+
+// expect checks the incremental summary line and the files opened and
+// hashed since the last call.
+func expect(t *testing.T, step, out, line string, opened, hashed int64, gotOpened, gotHashed interface{ Swap(int64) int64 }) {
+	t.Helper()
+	if !strings.Contains(out, "incremental: "+line) {
+		t.Errorf("%s: summary lacks %q:\n%s", step, line, out)
+	}
+	if o := gotOpened.Swap(0); o != opened {
+		t.Errorf("%s: %d log files opened, want %d", step, o, opened)
+	}
+	if h := gotHashed.Swap(0); h != hashed {
+		t.Errorf("%s: %d files hashed, want %d", step, h, hashed)
+	}
+}
+
+// An ingest into a dataset reads only what is new or changed, and every
+// step leaves the tables a full ingest of the folder writes: a file touched
+// (hashed, not read), a retry attempt added that supersedes a kept log, a
+// log rewritten at the same path, a file removed, the retry removed again
+// (the older attempt counts again), --all-attempts switched on (no file
+// read). A log with a missing member keeps its ingest_errors row while it is
+// unchanged; a file that cannot be read is tried again on every run.
+func TestIncrementalIngestMatchesFull(t *testing.T) {
+	logs := testutil.LogSetStudy(t)
+	newer := filepath.Join(logs, "2026-12-01T10-02-49-00-00_retried-task_XdxwMk6pvbbudqbeD2Ec8n.eval")
+	older := filepath.Join(logs, "2026-12-01T10-02-48-00-00_retried-task_XdxwMk6pvbbudqbeD2Ec8n.eval")
+	held := filepath.Join(t.TempDir(), "held.eval")
+	if err := os.Rename(newer, held); err != nil {
+		t.Fatal(err)
+	}
+	fx := filepath.Join(logs, "fixtures")
+	for _, f := range []string{"zstd-basic.eval", "epochs.eval", "string-ids.json"} {
+		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", f), filepath.Join(fx, f))
+	}
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "epochs.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(fx, "missing-member.eval"), testutil.WithoutMember(t, b, "samples/3_epoch_2.json"), 0o644)
+	os.WriteFile(filepath.Join(fx, "broken.eval"), []byte("PK\x03\x04 not a zip"), 0o644)
+	ds := t.TempDir()
+	opened, hashed := ingest.CountReads(t)
+
+	out := reingest(t, logs, ds, false, false)
+	if strings.Contains(out, "incremental:") {
+		t.Errorf("first ingest into a new dataset reports an incremental run:\n%s", out)
+	}
+	n := opened.Swap(0)
+	hashed.Swap(0)
+	sameAsFull(t, "first ingest", logs, ds, false, opened, hashed)
+
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "unchanged", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0", n-1), 1, 0, opened, hashed)
+	if !strings.Contains(out, "nothing changed") {
+		t.Errorf("unchanged: summary lacks \"nothing changed\":\n%s", out)
+	}
+	if r := testutil.Query(t, ds, "SELECT count(*) FROM ingest_errors WHERE path LIKE '%missing-member.eval' AND member = 'samples/3_epoch_2.json'"); r[0][0] != "1" {
+		t.Errorf("the missing member's ingest_errors row is not kept: %v", r)
+	}
+	sameAsFull(t, "unchanged", logs, ds, false, opened, hashed)
+
+	later := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(filepath.Join(fx, "string-ids.json"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "touched", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0; 1 with a new size or time settled by content hash", n-1), 1, 1, opened, hashed)
+	if r := testutil.Query(t, ds, "SELECT epoch_us(modified) FROM logs WHERE path LIKE '%string-ids.json'"); r[0][0] != fmt.Sprint(later.UnixMicro()) {
+		t.Errorf("touched: logs.modified is %v, want %d", r, later.UnixMicro())
+	}
+	sameAsFull(t, "touched", logs, ds, false, opened, hashed)
+
+	testutil.CopyFile(t, held, newer)
+	mt := time.Unix(0, 1796119368962674116) // MTIMES.tsv
+	os.Chtimes(newer, mt, mt)
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "retry added", out, fmt.Sprintf("new 2, changed 0, unchanged %d, removed 0", n-1), 2, 0, opened, hashed)
+	r := testutil.Query(t, ds, "SELECT o.set_status, o.superseded_reason, o.superseded_by = nw.log_id FROM logs o, logs nw WHERE o.path = ? AND nw.path = ?", older, newer)
+	if len(r) != 1 || strings.Join(r[0], ",") != "superseded,retried,true" {
+		t.Errorf("retry added: the kept older attempt is %v, want superseded,retried by the new one", r)
+	}
+	sameAsFull(t, "retry added", logs, ds, false, opened, hashed)
+
+	b, err = os.ReadFile(testutil.Path(t, "testdata", "logs", "deflate.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(fx, "epochs.eval"), b, 0o644)
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "rewritten", out, fmt.Sprintf("new 1, changed 1, unchanged %d, removed 0; 1 with a new size or time settled by content hash", n-1), 2, 1, opened, hashed)
+	sameAsFull(t, "rewritten", logs, ds, false, opened, hashed)
+
+	os.Remove(filepath.Join(fx, "zstd-basic.eval"))
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "removed", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 1", n-1), 1, 0, opened, hashed)
+	if r := testutil.Query(t, ds, "SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE path LIKE '%zstd-basic.eval'"); r[0][0] != "0" {
+		t.Errorf("removed: %s replies of the removed log remain", r[0][0])
+	}
+	sameAsFull(t, "removed", logs, ds, false, opened, hashed)
+
+	os.Remove(newer)
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "retry removed", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 1", n-2), 1, 0, opened, hashed)
+	if r := testutil.Query(t, ds, "SELECT set_status FROM logs WHERE path = ?", older); len(r) != 1 || r[0][0] != "counted" {
+		t.Errorf("retry removed: the older attempt is %v, want counted again", r)
+	}
+	sameAsFull(t, "retry removed", logs, ds, false, opened, hashed)
+
+	out = reingest(t, logs, ds, false, true)
+	expect(t, "--all-attempts", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0", n-2), 1, 0, opened, hashed)
+	if r := testutil.Query(t, ds, "SELECT count(*) FROM logs WHERE set_status <> 'counted'"); r[0][0] != "0" {
+		t.Errorf("--all-attempts: %s logs not counted", r[0][0])
+	}
+	sameAsFull(t, "--all-attempts", logs, ds, true, opened, hashed)
+}
+
+// A second ingest of an unchanged folder opens no log and hashes no file,
+// and leaves the dataset's generation, later stages' tables included, as it
+// was; a touched file is hashed, not read, and the later tables stay; a new
+// file removes them, since they were computed without it.
+func TestIncrementalUnchangedReadsNothing(t *testing.T) {
+	logs := t.TempDir()
+	for _, f := range []string{"zstd-basic.eval", "epochs.eval", "pools-tools.eval", "string-ids.json"} {
+		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", f), filepath.Join(logs, f))
+	}
+	ds := t.TempDir()
+	opened, hashed := ingest.CountReads(t)
+	reingest(t, logs, ds, false, false)
+	if o := opened.Swap(0); o != 4 {
+		t.Fatalf("first ingest opened %d logs, want 4", o)
+	}
+	// a table a later stage owns, as rescore would leave it
+	plant(t, ds, "headlines")
+	gen := currentGen(t, ds)
+
+	out := reingest(t, logs, ds, false, false)
+	expect(t, "unchanged", out, "new 0, changed 0, unchanged 4, removed 0 ", 0, 0, opened, hashed)
+	if g := currentGen(t, ds); g != gen {
+		t.Errorf("unchanged: the dataset switched generation (%s -> %s)", gen, g)
+	}
+	if !store.HasTable(ds, "headlines") {
+		t.Error("unchanged: a later stage's table was removed")
+	}
+
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(filepath.Join(logs, "epochs.eval"), later, later)
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "touched", out, "new 0, changed 0, unchanged 4, removed 0; 1 with a new size or time", 0, 1, opened, hashed)
+	if !store.HasTable(ds, "headlines") {
+		t.Error("touched: a later stage's table was removed, though no row changed")
+	}
+
+	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "reasoning.eval"), filepath.Join(logs, "reasoning.eval"))
+	out = reingest(t, logs, ds, false, false)
+	expect(t, "added", out, "new 1, changed 0, unchanged 4, removed 0 ", 1, 0, opened, hashed)
+	if store.HasTable(ds, "headlines") {
+		t.Error("added: the later stage's table computed without the new log survived")
+	}
+	if !strings.Contains(out, "removed the tables computed from the old rows (headlines)") {
+		t.Errorf("added: summary does not name the removed tables:\n%s", out)
+	}
+
+	out = reingest(t, logs, ds, true, false)
+	if strings.Contains(out, "incremental:") || opened.Swap(0) != 5 {
+		t.Errorf("--full did not read every file:\n%s", out)
+	}
+}
+
+// plant commits a table named table into ds holding a copy of its logs
+// file, standing for a later stage's output.
+func plant(t *testing.T, ds, table string) {
+	t.Helper()
+	b, err := os.ReadFile(store.TableFiles(ds, "logs")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.Create(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	td, _ := d.TableDir(table)
+	os.WriteFile(filepath.Join(td, "part-00000.parquet"), b, 0o644)
+	if err := d.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func currentGen(t *testing.T, ds string) string {
+	t.Helper()
+	g, err := os.Readlink(filepath.Join(ds, store.CurrentLink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
