@@ -22,6 +22,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/store"
+	"empties/internal/logset"
 	"empties/schema"
 	"empties/stages/classify"
 )
@@ -45,6 +46,11 @@ per class against their raw fields, 10 per class spot-checked) and writes
 
    OUT/review-seed<N>.jsonl   one reply per line: class, rule, every raw field a rule reads
    OUT/review-seed<N>.html    the same, one self-contained page for a browser
+
+Replies of superseded logs (an older attempt, a crashed log beside its
+recovered copy, shards beside their merged log: logs.set_status) are not
+drawn, as no measure counts them; a dataset ingested with --all-attempts
+counts, and draws from, every file.
 
 The draw ranks replies by a hash of the seed and the reply's log content
 hash, sample id and epoch, so the same data and seed give the same set.
@@ -140,12 +146,20 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	tops := map[string]*topK{}
 	totals := map[string]int64{}
+	var superseded int64
 	err := store.Scan(data, "replies", func(r *schema.Reply) error {
 		if len(only) > 0 && !only[r.Class] {
 			return nil
 		}
-		totals[r.Class]++
 		l := logs[r.LogID]
+		// A superseded log's samples are another file's too (ingest's log
+		// set): counted by no measure, as the analysis views leave them
+		// out, and not drawn. Ingest --all-attempts counts every file.
+		if l.SetStatus == logset.Superseded {
+			superseded++
+			return nil
+		}
+		totals[r.Class]++
 		rank := rankOf(opts.Seed, l.SHA256, r.SampleID, r.Epoch)
 		t := tops[r.Class]
 		if t == nil {
@@ -187,6 +201,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		if t := tops[c]; t != nil {
 			fmt.Fprintf(w, "  %-16s %4d of %d\n", c, len(t.items), totals[c])
 		}
+	}
+	if superseded > 0 {
+		fmt.Fprintf(w, "left out %d replies of superseded logs (logs.set_status; ingest --all-attempts counts every file)\n", superseded)
 	}
 	fmt.Fprintf(w, "wrote %s.jsonl and %s.html\n", base, base)
 	return nil

@@ -109,3 +109,40 @@ func keys(items []sample.Item) []string {
 	}
 	return out
 }
+
+// Replies of superseded logs (an older attempt, a crashed log beside its
+// recovered copy, merged shards) are not drawn; a dataset ingested with
+// --all-attempts draws from every file.
+func TestSampleLeavesOutSupersededLogs(t *testing.T) {
+	study := testutil.LogSetStudy(t)
+	counted, every := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		dir string
+		all bool
+	}{{counted, false}, {every, true}} {
+		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: c.dir, Progress: "never", AllAttempts: c.all}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	superseded := map[string]bool{}
+	for _, r := range testutil.Query(t, counted, "SELECT path FROM logs WHERE set_status = 'superseded'") {
+		superseded[r[0]] = true
+	}
+	if len(superseded) == 0 {
+		t.Fatal("the log-set study has no superseded log")
+	}
+	items := draw(t, counted, t.TempDir(), 1, 1000)
+	for _, it := range items {
+		if superseded[it.LogPath] {
+			t.Errorf("drew %s %s from superseded %s", it.SampleID, it.Member, it.LogPath)
+		}
+	}
+	want := testutil.Query(t, counted, "SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE set_status = 'counted'")[0][0]
+	if strconv.Itoa(len(items)) != want {
+		t.Errorf("drew %d replies, the counted logs hold %s", len(items), want)
+	}
+	all := draw(t, every, t.TempDir(), 1, 1000)
+	if n := testutil.Query(t, every, "SELECT count(*) FROM replies")[0][0]; strconv.Itoa(len(all)) != n || len(all) <= len(items) {
+		t.Errorf("--all-attempts: drew %d replies of %s (counted only: %d)", len(all), n, len(items))
+	}
+}
