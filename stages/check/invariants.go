@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"empties/internal/duck"
+	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/stages/classify"
 	"empties/stages/rescore"
@@ -34,6 +35,21 @@ var invariants_ = []invariant{
 	// summaries and holds no samples on purpose.
 	{"every sample a log's summaries list is a reply or an ingest_errors row", []string{"logs", "ingest_errors"},
 		"SELECT l.path, l.summary_count, l.sample_count FROM logs l WHERE l.summary_count > l.sample_count + (SELECT count(*) FROM ingest_errors e WHERE e.path = l.path) AND coalesce(json_extract_string(l.eval_config, '$.log_samples'), 'true') <> 'false'"},
+	// The log set (ingest, internal/logset): a counted log names no
+	// superseding log, a superseded one names it and why; superseded_by may
+	// name a log that is superseded in turn (a shard's older attempt names
+	// the shard's current one, which its merged log supersedes), but the
+	// chain ends at a counted log of the dataset.
+	{"counted logs have no superseded_by, superseded logs a superseded_by and a reason", []string{"logs"},
+		"SELECT path, set_status, superseded_by, superseded_reason FROM logs WHERE set_status NOT IN ('counted', 'superseded') OR (set_status = 'counted') <> (superseded_by IS NULL) OR (superseded_by IS NULL) <> (superseded_reason IS NULL) OR superseded_reason NOT IN (" + sqlList(supersededReasons) + ")"},
+	{"every superseded_by leads to a counted log of the dataset", []string{"logs"},
+		`WITH RECURSIVE chain(start, cur, depth) AS (
+			SELECT log_id, superseded_by, 1 FROM logs WHERE superseded_by IS NOT NULL
+			UNION ALL
+			SELECT c.start, l.superseded_by, c.depth + 1 FROM chain c JOIN logs l ON l.log_id = c.cur
+			WHERE l.superseded_by IS NOT NULL AND c.depth < 64)
+		SELECT l.path, l.superseded_by FROM logs l WHERE l.superseded_by IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM chain c JOIN logs t ON t.log_id = c.cur WHERE c.start = l.log_id AND t.set_status = 'counted')`},
 	{"every class is one of the seed's", []string{"replies"},
 		"SELECT class FROM replies WHERE class NOT IN (" + sqlList(classify.Classes()) + ")"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
@@ -52,6 +68,8 @@ func sqlList(names []string) string {
 	}
 	return strings.Join(quoted, ", ")
 }
+
+var supersededReasons = []string{logset.Retried, logset.Recovered, logset.MergedShards, logset.Duplicate}
 
 func sorted(names []string) []string {
 	out := append([]string(nil), names...)

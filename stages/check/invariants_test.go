@@ -81,3 +81,60 @@ func TestMissingMemberInvariant(t *testing.T) {
 		t.Fatalf("check without the row: %v\n%s", err, out.String())
 	}
 }
+
+// The log set's columns hold together: check passes on what ingest wrote
+// for a folder with retried, recovered and sharded logs, and fails when a
+// superseded_by names a log the dataset does not hold, or a counted log
+// names one.
+func TestSupersededByInvariants(t *testing.T) {
+	for _, c := range []struct {
+		name, broken string
+		edit         func(l *schema.Log, first *bool)
+	}{
+		{"as ingested", "", nil},
+		{"superseded_by names no log", "every superseded_by leads to a counted log of the dataset", func(l *schema.Log, first *bool) {
+			if l.SupersededBy != nil && *first {
+				gone := "0000000000000000"
+				l.SupersededBy, *first = &gone, false
+			}
+		}},
+		{"a counted log names a superseding one", "counted logs have no superseded_by", func(l *schema.Log, first *bool) {
+			if l.SetStatus == "counted" && *first {
+				by, reason := l.LogID, "retried"
+				l.SupersededBy, l.SupersededReason, *first = &by, &reason, false
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.LogSetStudy(t)}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if c.edit != nil {
+				ds, err := store.Create(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := true
+				if err := store.Rewrite(ds, "logs", func(l *schema.Log) error { c.edit(l, &first); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if err := ds.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				ds.Close()
+			}
+			var out bytes.Buffer
+			err := check.Run(context.Background(), check.Options{Data: dir}, &out)
+			if c.broken == "" {
+				if err != nil {
+					t.Fatalf("check: %v\n%s", err, out.String())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(out.String(), "invariant broken: "+c.broken) {
+				t.Errorf("check passed or named another invariant (%v):\n%s", err, out.String())
+			}
+		})
+	}
+}
