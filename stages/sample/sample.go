@@ -21,8 +21,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	"empties/internal/store"
 	"empties/internal/logset"
+	"empties/internal/store"
 	"empties/schema"
 	"empties/stages/classify"
 )
