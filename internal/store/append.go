@@ -7,11 +7,15 @@ package store
 // changed or disappeared.
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // CurrentFiles lists a table's part files in the current generation, sorted,
@@ -56,13 +60,14 @@ func ReadCurrent[T any](d *Dataset, table string) ([]T, error) {
 }
 
 // FilterParts puts a table of the current generation into the next one
-// keeping only the rows keep accepts. A part file that loses no row is
-// hard-linked as it is (read, not written); one that loses rows is written
+// keeping only the rows whose value of the text column key keep accepts
+// (keyOf reads it from a row). A part file that loses no row is hard-linked
+// as it is, after reading that one column; one that loses rows is written
 // again under its name without them, and one that loses all of them is left
 // out. keep nil accepts every row without reading any: every part is linked.
 // It returns the number the next part file takes (NewSinkAt), so rows added
 // in the same run land in files of their own, and the rows left out.
-func FilterParts[T any](d *Dataset, table string, keep func(*T) bool) (next int, dropped int64, err error) {
+func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, keyOf func(*T) string) (next int, dropped int64, err error) {
 	files, err := d.CurrentFiles(table)
 	if err != nil {
 		return 0, 0, err
@@ -82,7 +87,17 @@ func FilterParts[T any](d *Dataset, table string, keep func(*T) bool) (next int,
 			}
 			continue
 		}
-		n, err := filterPart(src, filepath.Join(dst, name), keep, d)
+		all, err := keepsAll(src, key, keep)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", src, err)
+		}
+		if all {
+			if err := linkTable(filepath.Dir(src), dst, []string{name}); err != nil {
+				return 0, 0, err
+			}
+			continue
+		}
+		n, err := filterPart(src, filepath.Join(dst, name), func(r *T) bool { return keep(keyOf(r)) }, d)
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", src, err)
 		}
@@ -132,6 +147,61 @@ func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, 
 		os.Remove(dst)
 	}
 	return dropped, err
+}
+
+// keepsAll reports whether keep accepts the key of every row of a part file,
+// reading that one column only.
+func keepsAll(src, key string, keep func(string) bool) (bool, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return false, err
+	}
+	col, ok := pf.Schema().Lookup(key)
+	if !ok {
+		return false, fmt.Errorf("no column %q", key)
+	}
+	vals := make([]parquet.Value, 1024)
+	for _, rg := range pf.RowGroups() {
+		pages := rg.ColumnChunks()[col.ColumnIndex].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return false, err
+			}
+			r := p.Values()
+			for {
+				n, err := r.ReadValues(vals)
+				for _, v := range vals[:n] {
+					if !keep(string(v.ByteArray())) {
+						pages.Close()
+						return false, nil
+					}
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return false, err
+				}
+			}
+		}
+		pages.Close()
+	}
+	return true, nil
 }
 
 // partNumber reads n from part-<n>.parquet.

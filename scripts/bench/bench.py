@@ -18,7 +18,13 @@
         base); its rate is what is compared
      d. empties ingest on about a quarter of the corpus (peak RSS vs. a)
 4. Prints a table and the targets, and writes WORK/bench.json.
-5. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
+5. Incremental ingest (incremental_rows): a full ingest (--full), a
+   re-ingest of the unchanged corpus into the same dataset (target: under 5%
+   of the full one; it must read no log), one log added (a copy of a base log
+   outside the corpus), that log removed again, and the same log ingested
+   alone into a new dataset (the add should cost about that). Run this part
+   alone with --incremental-only.
+6. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
    people with real providers) once and prints its class counts, per class
    and by reply_source, so a change of rules shows its effect on real data
    (WORK/wild.json). Run this part alone with --wild-only:
@@ -51,6 +57,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TARGET_INSPECT_X = 20.0   # ingest MB/s >= 20x inspect_ai's
 TARGET_FLOOR_FRAC = 0.5   # ingest MB/s >= half the floor's
 TARGET_RSS_GROWTH = 1.5   # ingest peak RSS, full corpus / quarter corpus
+TARGET_UNCHANGED = 0.05   # re-ingest of the unchanged corpus / full ingest, wall time
+TARGET_ADD_ONE = 2.0      # adding one log to the dataset / that log ingested alone, wall time
 
 
 def run_child(argv: list[str], log_prefix: str, label: str) -> dict:
@@ -144,7 +152,9 @@ def main() -> None:
     ap.add_argument("--wild", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
                     help="the wild corpus (real providers' logs) whose class counts are reported")
     ap.add_argument("--wild-only", action="store_true",
-                    help="only report the wild corpus's class counts (step 5), no timing runs")
+                    help="only report the wild corpus's class counts (step 6), no timing runs")
+    ap.add_argument("--incremental-only", action="store_true",
+                    help="only the incremental ingest rows (step 5), on the same corpus")
     a = ap.parse_args()
 
     t_start = time.perf_counter()
@@ -176,6 +186,9 @@ def main() -> None:
         f["abs"] = os.path.join(corpus_dir, f["path"])
     total_raw = sum(f["raw"] for f in files)
     total_samples = sum(f["samples"] for f in files)
+    if a.incremental_only:
+        incremental_rows(binary, corpus_dir, files, work, logs, a.workers or os.cpu_count(), a.repeat)
+        return
     floor_bin = os.path.join(work, "floor")
     subprocess.run(["go", "build", "-o", floor_bin, "./scripts/bench/floor"], cwd=ROOT, check=True)
 
@@ -265,6 +278,7 @@ def main() -> None:
     print(f"\nbench wall time {total:.0f}s; figures in {os.path.join(work, 'bench.json')}, "
           f"child output in {logs}/")
 
+    incremental = incremental_rows(binary, corpus_dir, files, work, logs, workers, a.repeat)
     wild = wild_classes(binary, os.path.abspath(a.wild), work)
 
     for r in runs.values():
@@ -279,8 +293,70 @@ def main() -> None:
             "inspect_subset": [f["path"] for f in subset],
             "quarter": [f["path"] for f in quarter],
             "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
-            "bench_seconds": total, "wild": wild,
+            "bench_seconds": total, "incremental": incremental, "wild": wild,
         }, f, indent=1)
+
+
+def incremental_rows(binary: str, corpus_dir: str, files: list[dict], work: str, logs: str, workers: int,
+                     repeat: int) -> dict:
+    """Step 5: what an ingest into an existing dataset costs. Each round runs,
+    in order, on one dataset: a full ingest (--full), the same ingest again
+    (nothing changed), the corpus plus one more log (new 1), the corpus alone
+    again (removed 1); then that one log alone into a new dataset. The
+    extra log lies outside the corpus, which stays as make_corpus cached it.
+    Fastest of `repeat` rounds each."""
+    out = os.path.join(work, "out-incremental")
+    one_out = os.path.join(work, "out-one-log")
+    extra_dir = os.path.join(work, "incremental-extra")
+    os.makedirs(extra_dir, exist_ok=True)
+    base = next(f for f in files if f["path"].endswith(".eval"))
+    extra = os.path.join(extra_dir, "one-more.eval")
+    shutil.copy2(base["abs"], extra)
+    common = ["--progress", "never", "--workers", str(workers)]
+    steps = [
+        ("full", [binary, "ingest", corpus_dir, "--out", out, "--full", *common], "full ingest (--full)"),
+        ("unchanged", [binary, "ingest", corpus_dir, "--out", out, *common], "re-ingest, unchanged"),
+        ("add", [binary, "ingest", corpus_dir, extra, "--out", out, *common], "re-ingest, one log added"),
+        ("remove", [binary, "ingest", corpus_dir, "--out", out, *common], "re-ingest, that log removed"),
+        ("alone", [binary, "ingest", extra, "--out", one_out, *common], "that log alone, new dataset"),
+    ]
+    print("== incremental ingest", flush=True)
+    shutil.rmtree(out, ignore_errors=True)
+    runs: dict[str, list[dict]] = {name: [] for name, *_ in steps}
+    for i in range(repeat):
+        for name, argv, label in steps:
+            if name == "alone":
+                shutil.rmtree(one_out, ignore_errors=True)
+            r = run_child(argv, os.path.join(logs, "incremental-" + name), f"{label} [{i + 1}/{repeat}]")
+            inc = [line for line in r["stdout"].splitlines() if line.startswith("incremental:")]
+            r["incremental_line"] = inc[0] if inc else ""
+            runs[name].append(r)
+    best = {name: min(rs, key=lambda r: r["wall_seconds"]) for name, rs in runs.items()}
+    for b in best.values():
+        b.pop("stdout", None)
+    full, unch, add, alone = (best[n]["wall_seconds"] for n in ("full", "unchanged", "add", "alone"))
+    unchanged_frac, add_x = unch / full, add / alone
+    print(f"\nincremental ingest, {len(files)} files, {sum(f['raw'] for f in files) / 1e9:.2f} GB raw; "
+          f"best of {repeat} rounds, process wall time")
+    print(f"  {'':<32}{'seconds':>9}{'vs full':>9}  summary")
+    for name, _, label in steps:
+        b = best[name]
+        print(f"  {label:<32}{b['wall_seconds']:>9.2f}{b['wall_seconds'] / full:>8.1%}  {b['incremental_line']}")
+    if "unchanged 0" in best["unchanged"]["incremental_line"] or "new 0, changed 0" not in best["unchanged"]["incremental_line"]:
+        print(f"  ! the unchanged re-ingest read files: {best['unchanged']['incremental_line']}")
+    targets = [
+        {"target": f"re-ingest of the unchanged corpus < {TARGET_UNCHANGED:.0%} of a full ingest", "value": unchanged_frac,
+         "met": unchanged_frac < TARGET_UNCHANGED, "shown": f"{unch:.2f}s / {full:.2f}s = {unchanged_frac:.1%}"},
+        {"target": f"adding one log <= {TARGET_ADD_ONE:g}x that log ingested alone", "value": add_x,
+         "met": add_x <= TARGET_ADD_ONE, "shown": f"{add:.2f}s / {alone:.2f}s = {add_x:.2f}x"},
+    ]
+    for t in targets:
+        print(f"  [{'MET' if t['met'] else 'MISSED'}] {t['target']}: {t['shown']}")
+    res = {"runs": best, "all_wall_seconds": {n: [r["wall_seconds"] for r in rs] for n, rs in runs.items()},
+           "targets": targets}
+    with open(os.path.join(work, "incremental.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    return res
 
 
 def _sql(binary: str, data: str, query: str) -> list[dict]:

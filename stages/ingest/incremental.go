@@ -175,11 +175,11 @@ func (p *plan) carry(ds *store.Dataset) (map[string]int, error) {
 }
 
 func carryTable[T any](ds *store.Dataset, table string, p *plan, logID func(*T) string) (int, error) {
-	var keep func(*T) bool
+	var keep func(string) bool
 	if p.dropped > 0 {
-		keep = func(r *T) bool { return p.keptIDs[logID(r)] }
+		keep = func(id string) bool { return p.keptIDs[id] }
 	}
-	next, _, err := store.FilterParts(ds, table, keep)
+	next, _, err := store.FilterParts(ds, table, "log_id", keep, logID)
 	return next, err
 }
 
