@@ -5,16 +5,27 @@
 // What an engine finds, and what the test checks against DuckDB's reading of
 // the same files:
 //
-//   - Where. A table is a folder of part files; store.TableGlob(dir, table)
-//     is its read_parquet glob, and its folder is that glob's directory. Point
-//     an engine at the folder (spark.read.parquet(folder)) or at the glob.
+//   - Where. A dataset folder DIR holds generations: DIR/current is a
+//     symlink to gen/NNNNNN/, the generation readers see, which holds one
+//     folder per table (DIR/current/<table>/part-NNNNN.parquet) and the
+//     DuckDB view file; DIR/empties.duckdb links to current's. Every stage
+//     run writes a new generation and switches current to it in one rename,
+//     so an engine should resolve current once (os.path.realpath) and read
+//     every table from that folder, never mixing two generations
+//     (internal/store/layout.go has the layout and the commit's steps).
+//     store.TableGlob(dir, table) is a table's read_parquet glob in the
+//     current generation, and its folder is that glob's directory. Point an
+//     engine at the folder (spark.read.parquet(folder)) or at the glob.
 //     `empties schema` prints every table and column.
 //   - Partitioning. None in the paths: a table's folder holds its part files
 //     directly, with no key=value directories, so every engine discovers the
 //     folder as one table with exactly the columns the files hold (no
 //     inferred partition columns).
 //   - Part files. Tables the Go stages write (schema/) roll over to a new
-//     part-NNNNN.parquet every store.RowsPerFile rows, in row groups of at
+//     part-NNNNN.parquet every store.RowsPerFile rows (an incremental
+//     ingest adds part files for the logs it read beside the kept ones, so
+//     a table may hold many small parts, and row order across parts is not
+//     path order), in row groups of at
 //     most store.RowsPerGroup rows, so an engine splits a big table by file
 //     and streams it by row group; analyze's outputs are one part file each,
 //     written by DuckDB. Pages are Snappy (or zstd with ingest --compression
