@@ -92,7 +92,9 @@ func TestSignalsAndFIFOs(t *testing.T) {
 		{"two signals", 2, "interrupted again: stopping now", app.StopGrace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never")
+			// --full: the folder is unchanged, and an incremental run would
+			// read nothing to stall in.
+			cmd := exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never", "--full")
 			stalled := filepath.Join(t.TempDir(), "stalled")
 			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS="+stalled)
 			var stderr syncBuffer
@@ -150,7 +152,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			}
 		})
 	}
-	out, err = exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never").CombinedOutput()
+	out, err = exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never", "--full").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the run after the stopped ones: %v\n%s", err, out)
 	}
