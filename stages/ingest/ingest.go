@@ -164,14 +164,26 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
 		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
 	}
-	files, skipped, err := discover(opts.Paths)
+	local, urls := splitURLs(opts.Paths)
+	files, skipped, err := discover(local)
 	if err != nil {
 		return err
 	}
+	remote, err := discoverRemote(ctx, urls)
+	if err != nil {
+		return err
+	}
+	files, skipped = remote.merge(files, skipped)
 	if len(files) == 0 {
 		var why strings.Builder
+		for _, e := range remote.errs {
+			fmt.Fprintf(&why, "\n  %s", e.Error)
+		}
 		for _, s := range skipped {
 			fmt.Fprintf(&why, "\n  skipped %s: %s", s.Path, s.Reason)
+		}
+		if len(remote.errs) > 0 { // not a usage error: the storage refused
+			return fmt.Errorf("ingest: no logs could be listed under %s%s", strings.Join(opts.Paths, ", "), why.String())
 		}
 		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
 	}
@@ -192,11 +204,12 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if spill <= 0 {
 		spill = DefaultSpillBytes
 	}
-	sum, err := ingestFiles(ctx, ds, files, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
+	sum, err := ingestFiles(ctx, ds, files, remote, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err
 	}
+	remote.report(sum, stderr)
 	sum.Skipped, sum.SkippedFiles = len(skipped), skipped
 	// The set rules need every header, so the logs table is written last.
 	sum.set = applyLogSet(sum.logs, opts.AllAttempts)
@@ -267,7 +280,7 @@ const (
 // samples to a pool of decoders; the writer takes results back in the same
 // order, so output order never depends on timing, and at most a bounded
 // number of samples is in flight.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, remote *remoteLogs, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inFlight := samplesInFlight * nWorkers
@@ -294,7 +307,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 	go func() {
 		defer close(openQ)
 		for _, p := range files {
-			l, err := evallog.OpenLimited(p, lim)
+			l, err := remote.open(ctx, p, lim)
 			select {
 			case openQ <- opened{l, err}:
 			case <-ctx.Done():

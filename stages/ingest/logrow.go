@@ -9,6 +9,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"empties/internal/evallog"
+	"empties/internal/objstore"
 	"empties/schema"
 )
 
@@ -34,7 +35,12 @@ func logRow(lc *logContext, l *evallog.Log, samples int64) schema.Log {
 		SampleCount: samples,
 		Invalidated: h.Invalidated,
 	}
-	if st, err := os.Stat(l.Path); err == nil {
+	if objstore.IsURL(l.Path) {
+		if !l.ModTime.IsZero() { // the object's LastModified
+			us := l.ModTime.UnixMicro()
+			row.Modified = &us
+		}
+	} else if st, err := os.Stat(l.Path); err == nil {
 		us := st.ModTime().UnixMicro()
 		row.Modified = &us
 	}
