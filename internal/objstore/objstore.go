@@ -223,7 +223,8 @@ func (c *Client) describe(rawURL string, err error) error {
 			return fmt.Errorf("%s: no such bucket at %s", rawURL, where)
 		case "NoSuchKey", "NotFound":
 			return fmt.Errorf("%s: no such object at %s", rawURL, where)
-		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "Forbidden", "InvalidToken", "ExpiredToken":
+		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "Forbidden", "InvalidToken", "ExpiredToken",
+			"XAdminUserNotFound": // versitygw's InvalidAccessKeyId
 			return fmt.Errorf("%s: access refused by %s (%s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", rawURL, where, ae.ErrorCode())
 		case "PreconditionFailed":
 			return fmt.Errorf("%s: the object changed while it was being read (its ETag no longer matches the listing): ingest it again", rawURL)

@@ -10,10 +10,10 @@ import (
 const (
 	// blockSize is the unit small reads are fetched and cached in.
 	blockSize = 64 << 10
-	// readAhead is how many blocks a small read fetches at most: archive/zip
-	// reads the central directory 4 KB at a time, and a member's local
-	// header (30 bytes and its name) just before its data, so a small read
-	// is usually followed by the next bytes.
+	// readAhead is how many blocks a small read that continues the previous
+	// one fetches: archive/zip reads the central directory 4 KB at a time.
+	// Any other small read (the magic number, a member's 30-byte local
+	// header) fetches only its own blocks.
 	readAhead = 4
 	// directRead is the size from which a read goes to the server as it is,
 	// in one GET, past the cache: a member's compressed bytes.
@@ -35,6 +35,7 @@ type Reader struct {
 	mu     sync.Mutex
 	blocks map[int64]*list.Element // block index -> element of lru
 	lru    *list.List              // of *block, most recent first
+	next   int64                   // the block after the last one fetched
 }
 
 type block struct {
@@ -101,8 +102,9 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	return n, short
 }
 
-// fill makes blocks first..last present, fetching every missing run (with up
-// to readAhead blocks after the last when they are missing too) in one GET.
+// fill makes blocks first..last present, fetching every missing run in one
+// GET, with up to readAhead blocks in all when the run continues the last
+// one fetched and the blocks after it are missing too.
 func (r *Reader) fill(first, last int64) error {
 	nBlocks := (r.obj.Size + blockSize - 1) / blockSize
 	r.mu.Lock()
@@ -118,7 +120,11 @@ func (r *Reader) fill(first, last int64) error {
 		return nil
 	}
 	hi := last
-	for hi+1 < nBlocks && hi+1 < lo+readAhead {
+	ahead := int64(1)
+	if lo == r.next {
+		ahead = readAhead
+	}
+	for hi+1 < nBlocks && hi+1 < lo+ahead {
 		if _, ok := r.blocks[hi+1]; ok {
 			break
 		}
@@ -133,6 +139,7 @@ func (r *Reader) fill(first, last int64) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.next = hi + 1
 	for i := lo; i <= hi; i++ {
 		if _, ok := r.blocks[i]; ok {
 			continue
