@@ -97,6 +97,13 @@ retried are skipped, and where the model made no call through Inspect's
 model API, sample.output is used unless it is a judge's; replies.reply_source
 says which (README "How the reply is chosen").
 
+A PATH may be an s3://bucket/prefix/ URL (or one object's): the prefix is
+read as a folder, with credentials, region and endpoint from the standard AWS
+environment and configuration (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_PROFILE, AWS_REGION; AWS_ENDPOINT_URL for an S3-compatible server, then
+addressed by path). logs.path keeps the URL. A URL that cannot be listed is
+an ingest_errors row naming it; the other paths are still read.
+
 Memory is bounded by what the logs declare: a member is inflated only up to
 the size the zip's central directory gives it (one byte more is an error),
 a member larger than --max-member-mb (or a .json sample or header larger
@@ -111,7 +118,8 @@ Examples:
    empties ingest logs/ --out data/study --workers 8
    empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
    empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too
-   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample`,
+   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample
+   AWS_ENDPOINT_URL=http://127.0.0.1:7070 empties ingest s3://logs/study/ --out data/study`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
