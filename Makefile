@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv java chromium fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv java chromium versitygw fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -49,7 +49,16 @@ vet:
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
-test: venv java vet chromium fuzz
+# The S3-compatible server the object-storage tests (internal/objstore) and
+# the S3 bench rows run on loopback: versitygw, built from its Go module.
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW := $(abspath $(BIN))/versitygw
+export EMPTIES_VERSITYGW := $(VERSITYGW)
+$(VERSITYGW):
+	GOBIN=$(abspath $(BIN)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+versitygw: $(VERSITYGW)
+
+test: venv java vet chromium fuzz versitygw
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
 # Native Go fuzzing of the log reader, FUZZTIME per target (their seeds, the
@@ -82,7 +91,7 @@ fixtures: venv build
 demo-logs: venv build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties
 
-bench: venv build
+bench: venv build versitygw
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
 	$(VPY) scripts/bench/monster.py --bin $(BIN)/empties --work bench
 

@@ -36,6 +36,7 @@ type Log struct {
 	Error        *string  `parquet:"error,optional" doc:"the eval's error message (status error)"`
 	Invalidated  bool     `parquet:"invalidated" doc:"the log was marked invalidated"`
 	Modified     *int64   `parquet:"modified,optional,timestamp(microsecond)" doc:"the file's modification time when read (UTC); orders attempts after the name's timestamp"`
+	ETag         *string  `parquet:"etag,optional" doc:"an object's ETag when it was listed (s3:// paths; NULL for a local file): a later ingest reads the object again when its size or ETag differs"`
 	// The log's place in its log set (internal/logset): superseded logs'
 	// rows stay in every table and are counted by no measure.
 	SetStatus        string  `parquet:"set_status" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`

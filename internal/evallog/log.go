@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	json "github.com/goccy/go-json"
 	kflate "github.com/klauspost/compress/flate"
@@ -63,9 +64,13 @@ type Log struct {
 	// and they cannot be read.
 	Missing []MissingSample
 
-	file      *os.File
+	// ModTime is when the file was last written (an object's LastModified).
+	ModTime time.Time
+
+	file      readerAtCloser
 	zr        *zip.Reader
 	maxMember int64 // Limits.MaxMember
+	noHash    bool  // Source.NoHash
 }
 
 // SampleRef names one sample of a log and loads its raw JSON.
@@ -156,13 +161,62 @@ func OpenLimited(p string, lim Limits) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember()}
+	return open(&Log{Path: p, Size: st.Size(), ModTime: st.ModTime(), file: f, Summaries: -1, maxMember: lim.maxMember()}, nil)
+}
+
+// Source is a log held somewhere other than a local file, an object in a
+// bucket for instance (internal/objstore), read through ranged reads.
+type Source struct {
+	Name    string // what Log.Path says: the object's URL
+	Size    int64
+	ModTime time.Time
+	// ReaderAt reads the log's bytes; the zip's central directory and the
+	// members are read through it, each in one call.
+	ReaderAt io.ReaderAt
+	// Stream, if set, reads the whole log from its start in one request; it
+	// hashes an .eval log, which ReaderAt would fetch range by range.
+	Stream func() (io.ReadCloser, error)
+	// Close releases what the source holds, once the log is closed.
+	Close func() error
+	// NoHash leaves an .eval log's SHA256 empty, so that opening it reads
+	// only its central directory and header members: a header-only read.
+	NoHash bool
+}
+
+// OpenSource opens a log from a Source, as OpenLimited opens a file.
+func OpenSource(src Source, lim Limits) (*Log, error) {
+	l := &Log{Path: src.Name, Size: src.Size, ModTime: src.ModTime, file: sourceFile{src}, Summaries: -1, maxMember: lim.maxMember(), noHash: src.NoHash}
+	return open(l, src.Stream)
+}
+
+// readerAtCloser is what a log is read from: an *os.File or a sourceFile.
+type readerAtCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+type sourceFile struct{ src Source }
+
+func (s sourceFile) ReadAt(p []byte, off int64) (int, error) { return s.src.ReaderAt.ReadAt(p, off) }
+
+func (s sourceFile) Close() error {
+	if s.src.Close == nil {
+		return nil
+	}
+	return s.src.Close()
+}
+
+// open reads the header and lists the samples of l, whose file is open; on
+// an error it closes the file. stream, if set, is how an .eval is hashed.
+func open(l *Log, stream func() (io.ReadCloser, error)) (*Log, error) {
+	f, p := l.file, l.Path
+	var err error
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
 	switch {
 	case n == 4 && string(magic[:]) == "PK\x03\x04", strings.HasSuffix(p, ".eval") && n == 4 && string(magic[:]) == "PK\x05\x06":
 		l.Format = FormatEval
-		if err = l.hash(); err == nil {
+		if err = l.hash(stream); err == nil {
 			err = l.openZip()
 		}
 	case firstNonSpace(f) == '{':
@@ -180,16 +234,32 @@ func OpenLimited(p string, lim Limits) (*Log, error) {
 	return l, nil
 }
 
-func (l *Log) hash() error {
+func (l *Log) hash(stream func() (io.ReadCloser, error)) error {
+	if l.noHash {
+		return nil
+	}
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(l.file, 0, l.Size), make([]byte, 1<<20)); err != nil {
+	var r io.Reader = io.NewSectionReader(l.file, 0, l.Size)
+	if stream != nil {
+		rc, err := stream()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		r = rc
+	}
+	n, err := io.CopyBuffer(h, r, make([]byte, 1<<20))
+	if err != nil {
 		return err
+	}
+	if stream != nil && n != l.Size {
+		return fmt.Errorf("read %d bytes where the file holds %d: it changed while being read", n, l.Size)
 	}
 	l.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 
-func firstNonSpace(f *os.File) byte {
+func firstNonSpace(f io.ReaderAt) byte {
 	var buf [512]byte
 	n, _ := f.ReadAt(buf[:], 0)
 	for _, c := range buf[:n] {

@@ -24,7 +24,15 @@
    outside the corpus), that log removed again, and the same log ingested
    alone into a new dataset (the add should cost about that). Run this part
    alone with --incremental-only.
-6. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
+6. Object storage: the quarter corpus (d.) is copied by inspect_ai's S3
+   support into a local versitygw (`make versitygw`; 127.0.0.1, posix backend
+   under WORK/s3) and ingested from s3://bench/quarter/ and from disk, --repeat
+   times each, round-robin (rows "s3" and "disk"). Run this part alone,
+   on any folder of logs, with --s3-only:
+
+    .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench --s3-only --s3-logs ../shared/corpus/wild
+
+7. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
    people with real providers) once and prints its class counts, per class
    and by reply_source, so a change of rules shows its effect on real data
    (WORK/wild.json). Run this part alone with --wild-only:
@@ -152,9 +160,15 @@ def main() -> None:
     ap.add_argument("--wild", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
                     help="the wild corpus (real providers' logs) whose class counts are reported")
     ap.add_argument("--wild-only", action="store_true",
-                    help="only report the wild corpus's class counts (step 6), no timing runs")
+                    help="only report the wild corpus's class counts (step 7), no timing runs")
     ap.add_argument("--incremental-only", action="store_true",
                     help="only the incremental ingest rows (step 5), on the same corpus")
+    ap.add_argument("--s3-only", action="store_true",
+                    help="only the object-storage rows (step 6), on the logs of --s3-logs")
+    ap.add_argument("--s3-logs", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
+                    help="with --s3-only: the folder of logs to ingest from the local S3 server and from disk")
+    ap.add_argument("--versitygw", default=os.environ.get("EMPTIES_VERSITYGW", os.path.join(ROOT, "bin", "versitygw")),
+                    help="the versitygw binary (make versitygw)")
     a = ap.parse_args()
 
     t_start = time.perf_counter()
@@ -163,6 +177,13 @@ def main() -> None:
     os.makedirs(work, exist_ok=True)
     if a.wild_only:
         wild_classes(binary, os.path.abspath(a.wild), work)
+        return
+    if a.s3_only:
+        src = os.path.abspath(a.s3_logs)
+        paths = [os.path.join(r, n) for r, _, ns in os.walk(src) for n in sorted(ns) if n.endswith((".eval", ".json"))]
+        s3 = s3_rows(binary, a.versitygw, paths, work, a.repeat, a.workers or os.cpu_count())
+        with open(os.path.join(work, "bench-s3.json"), "w") as f:
+            json.dump(s3, f, indent=1)
         return
     logs = os.path.join(work, "logs")
     os.makedirs(logs, exist_ok=True)
@@ -279,6 +300,8 @@ def main() -> None:
           f"child output in {logs}/")
 
     incremental = incremental_rows(binary, corpus_dir, files, work, logs, workers, a.repeat)
+    s3 = s3_rows(binary, a.versitygw, [f["abs"] for f in quarter], work, a.repeat, workers)
+
     wild = wild_classes(binary, os.path.abspath(a.wild), work)
 
     for r in runs.values():
@@ -293,7 +316,7 @@ def main() -> None:
             "inspect_subset": [f["path"] for f in subset],
             "quarter": [f["path"] for f in quarter],
             "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
-            "bench_seconds": total, "incremental": incremental, "wild": wild,
+            "bench_seconds": total, "incremental": incremental, "s3": s3, "wild": wild,
         }, f, indent=1)
 
 
@@ -359,6 +382,85 @@ def incremental_rows(binary: str, corpus_dir: str, files: list[dict], work: str,
     return res
 
 
+def s3_rows(binary: str, versitygw: str, paths: list[str], work: str, repeat: int, workers: int) -> dict:
+    """Step 6: the same logs ingested from a local S3-compatible server and
+    from disk. The logs are copied into the server by inspect_ai's own S3
+    support (scripts/fixtures/s3_logs.py copy); the disk row reads a folder of
+    symbolic links to the same files."""
+    import socket
+
+    print("\n== object storage: ingest from a local S3 server (versitygw) vs. the same files on disk", flush=True)
+    if not os.path.exists(versitygw):
+        print(f"  ! no versitygw at {versitygw} (run `make versitygw`); no S3 rows", flush=True)
+        return {}
+    s3root = os.path.join(work, "s3")
+    shutil.rmtree(s3root, ignore_errors=True)
+    os.makedirs(s3root)
+    src = os.path.join(work, "s3-src")
+    shutil.rmtree(src, ignore_errors=True)
+    os.makedirs(src)
+    for i, p in enumerate(paths):
+        os.symlink(p, os.path.join(src, f"{i:05d}-{os.path.basename(p)}"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "empties-bench",
+           "AWS_SECRET_ACCESS_KEY": "empties-bench-secret", "AWS_REGION": "us-east-1"}
+    old_env = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    server = subprocess.Popen([versitygw, "--port", f"127.0.0.1:{port}", "--quiet", "posix", s3root],
+                              env=dict(os.environ, ROOT_ACCESS_KEY=env["AWS_ACCESS_KEY_ID"],
+                                       ROOT_SECRET_KEY=env["AWS_SECRET_ACCESS_KEY"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "fixtures", "s3_logs.py"), "copy",
+                        "s3://bench/quarter/", src], cwd=ROOT, check=True)
+        size = sum(os.path.getsize(p) for p in paths)
+        print(f"  {len(paths)} files, {size / 1e6:.0f} MB on disk, copied into s3://bench/quarter/ by inspect_ai "
+              f"(s3fs) in {time.perf_counter() - t0:.1f}s", flush=True)
+        logs = os.path.join(work, "logs")
+        os.makedirs(logs, exist_ok=True)
+        runs = interleaved(repeat, [
+            ("s3", [binary, "ingest", "s3://bench/quarter/", "--out", os.path.join(work, "out-s3"), "--progress", "never",
+                    "--workers", str(workers)], os.path.join(logs, "ingest-s3"), "s3. ingest from s3://bench/quarter/"),
+            ("disk", [binary, "ingest", src, "--out", os.path.join(work, "out-s3-disk"), "--progress", "never",
+                      "--workers", str(workers)], os.path.join(logs, "ingest-s3-disk"), "disk. the same files on disk"),
+        ])
+    finally:
+        server.terminate()
+        server.wait()
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(s3root, ignore_errors=True)
+    samples = [_sql(binary, os.path.join(work, d), "SELECT count(*) AS n FROM replies")[0]["n"] for d in ("out-s3", "out-s3-disk")]
+    print()
+    hdr = f"{'':<10}{'files':>6}{'MB':>8}{'samples':>9}{'MB/s':>8}{'seconds':>9}{'peak RSS MiB':>14}"
+    print(hdr)
+    print("-" * len(hdr))
+    rows = []
+    for (name, r), n in zip(runs.items(), samples):
+        rows.append({"name": name, "files": len(paths), "disk_bytes": size, "samples": n, "seconds": r["wall_seconds"],
+                     "mb_per_s": size / 1e6 / r["wall_seconds"], "peak_rss_mib": r["peak_rss_mib"], "exit_code": r["exit_code"],
+                     "all_wall_seconds": r["all_wall_seconds"]})
+        print(f"{name:<10}{len(paths):>6}{size / 1e6:>8.0f}{n:>9}{size / 1e6 / r['wall_seconds']:>8.1f}"
+              f"{r['wall_seconds']:>9.2f}{r['peak_rss_mib']:>14.0f}")
+    print(f"MB = bytes of the files as stored; best of {repeat} runs each; the S3 row fetches each .eval about twice "
+          f"(one streamed GET for its SHA-256, ranged GETs for the rest) over loopback")
+    if samples[0] != samples[1]:
+        print(f"  ! {samples[0]} replies from S3, {samples[1]} from disk")
+    return {"rows": rows}
+
+
 def _sql(binary: str, data: str, query: str) -> list[dict]:
     p = subprocess.run([binary, "sql", query, "--data", data, "--format", "json"],
                        capture_output=True, text=True, check=True)
@@ -366,7 +468,7 @@ def _sql(binary: str, data: str, query: str) -> list[dict]:
 
 
 def wild_classes(binary: str, wild: str, work: str) -> dict:
-    """Step 5: class counts of the wild corpus, per class and by reply_source."""
+    """Step 7: class counts of the wild corpus, per class and by reply_source."""
     logs = os.path.join(wild, "logs")
     if not os.path.isdir(logs):
         print(f"\n  ! wild corpus not found at {wild}; no class counts on real logs")

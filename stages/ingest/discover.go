@@ -158,7 +158,12 @@ func looksLikeLog(p string) bool {
 	defer f.Close()
 	buf := make([]byte, 256)
 	n, _ := f.Read(buf)
-	b := bytes.TrimLeft(buf[:n], " \t\r\n\xef\xbb\xbf")
+	return opensLikeLog(buf[:n])
+}
+
+// opensLikeLog is looksLikeLog on the first bytes of a file.
+func opensLikeLog(head []byte) bool {
+	b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(b) == 0 || b[0] != '{' {
 		return false
 	}

@@ -1,26 +1,32 @@
 package ingest
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
 	"empties/internal/evallog"
+	"empties/internal/objstore"
 )
 
-// CountReads counts, until the test ends, the log files ingest opens (for
-// their header and samples) and the files it hashes to settle a changed
-// size or time.
+// CountReads counts, until the test ends, the log files and s3:// objects
+// ingest opens (for their header and samples) and the files it hashes to
+// settle a changed size or time.
 func CountReads(t testing.TB) (opened, hashed *atomic.Int64) {
 	opened, hashed = new(atomic.Int64), new(atomic.Int64)
-	o, h := openLog, hashFile
+	o, ob, h := openLog, openObject, hashFile
 	openLog = func(p string, lim evallog.Limits) (*evallog.Log, error) {
 		opened.Add(1)
 		return o(p, lim)
+	}
+	openObject = func(ctx context.Context, c *objstore.Client, obj objstore.Object, lim evallog.Limits) (*evallog.Log, error) {
+		opened.Add(1)
+		return ob(ctx, c, obj, lim)
 	}
 	hashFile = func(p string) (string, error) {
 		hashed.Add(1)
 		return h(p)
 	}
-	t.Cleanup(func() { openLog, hashFile = o, h })
+	t.Cleanup(func() { openLog, openObject, hashFile = o, ob, h })
 	return opened, hashed
 }

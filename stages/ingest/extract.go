@@ -29,6 +29,9 @@ type logContext struct {
 	// it was read (logs.modified): a write during the read leaves a newer
 	// time, so the next ingest reads it again.
 	Modified *int64
+	// ETag is an object's ETag when it was listed (logs.etag); nil for a
+	// local file.
+	ETag *string
 }
 
 // sampleRows are the rows one sample contributes.

@@ -13,6 +13,8 @@ package ingest
 //     whose file the given paths no longer hold is removed, with its
 //     samples' rows. Like make and rsync, this trusts that content does
 //     not change under an unchanged size and time; --full reads everything.
+//     An s3:// object is unchanged when its listed size and ETag match its
+//     row's (logs.etag); it is never hashed (that would download it).
 //   - Rows. The part files of replies, scores and model_calls are kept as
 //     they are (hard links into the new generation) unless they hold rows of
 //     a changed or removed file: those parts are written again without them.
@@ -110,7 +112,13 @@ func planIncremental(ds *store.Dataset, files []Fingerprint) (*plan, string, err
 			p.read = append(p.read, f)
 			continue
 		}
-		if row.SizeBytes != f.Size || row.Modified == nil || *row.Modified != f.ModTime {
+		if f.ETag != "" { // an object: its size and ETag say whether it changed
+			if row.SizeBytes != f.Size || row.ETag == nil || *row.ETag != f.ETag {
+				p.Changed++
+				p.read = append(p.read, f)
+				continue
+			}
+		} else if row.SizeBytes != f.Size || row.Modified == nil || *row.Modified != f.ModTime {
 			p.Hashed++
 			sum, err := hashFile(f.Path)
 			if err != nil || sum != row.SHA256 {

@@ -109,6 +109,13 @@ retried are skipped, and where the model made no call through Inspect's
 model API, sample.output is used unless it is a judge's; replies.reply_source
 says which (README "How the reply is chosen").
 
+A PATH may be an s3://bucket/prefix/ URL (or one object's): the prefix is
+read as a folder, with credentials, region and endpoint from the standard AWS
+environment and configuration (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_PROFILE, AWS_REGION; AWS_ENDPOINT_URL for an S3-compatible server, then
+addressed by path). logs.path keeps the URL. A URL that cannot be listed is
+an ingest_errors row naming it; the other paths are still read.
+
 Memory is bounded by what the logs declare: a member is inflated only up to
 the size the zip's central directory gives it (one byte more is an error),
 a member larger than --max-member-mb (or a .json sample or header larger
@@ -125,7 +132,8 @@ Examples:
    empties ingest logs/ --out data/study --workers 8
    empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
    empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too
-   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample`,
+   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample
+   AWS_ENDPOINT_URL=http://127.0.0.1:7070 empties ingest s3://logs/study/ --out data/study`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
@@ -180,18 +188,30 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
 		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
 	}
-	files, skipped, err := discover(opts.Paths)
+	local, urls := splitURLs(opts.Paths)
+	files, skipped, err := discover(local)
 	if err != nil {
 		return err
 	}
+	remote, err := discoverRemote(ctx, urls)
+	if err != nil {
+		return err
+	}
+	files, skipped = remote.merge(files, skipped)
 	if len(files) == 0 {
 		var why strings.Builder
+		for _, e := range remote.errs {
+			fmt.Fprintf(&why, "\n  %s", e.Error)
+		}
 		for _, s := range skipped {
 			fmt.Fprintf(&why, "\n  skipped %s: %s", s.Path, s.Reason)
 		}
+		if len(remote.errs) > 0 { // not a usage error: the storage refused
+			return fmt.Errorf("ingest: no logs could be listed under %s%s", strings.Join(opts.Paths, ", "), why.String())
+		}
 		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
 	}
-	fps := fingerprints(files)
+	fps := remote.fingerprints(fingerprints(files))
 	ds, err := store.Create(opts.Out)
 	if err != nil {
 		return err
@@ -226,11 +246,12 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if spill <= 0 {
 		spill = DefaultSpillBytes
 	}
-	sum, err := ingestFiles(ctx, ds, toRead, starts, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
+	sum, err := ingestFiles(ctx, ds, toRead, starts, remote, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err
 	}
+	remote.report(sum, stderr)
 	sum.Skipped, sum.SkippedFiles = len(skipped), skipped
 	sum.incremental = p != nil
 	rows := sum.logs
@@ -329,8 +350,8 @@ const (
 // number of samples is in flight.
 //
 // starts gives the part number each big table's new files start at
-// (plan.carry); nil for a table written whole.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, starts map[string]int, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
+// (plan.carry); nil for a table written whole. remote opens the s3:// URLs.
+func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, starts map[string]int, remote *remoteLogs, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inFlight := samplesInFlight * nWorkers
@@ -357,7 +378,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, st
 	go func() {
 		defer close(openQ)
 		for _, f := range files {
-			l, err := openLog(f.Path, lim)
+			l, err := remote.open(ctx, f.Path, lim)
 			select {
 			case openQ <- opened{l, err}:
 			case <-ctx.Done():
@@ -858,6 +879,10 @@ func newLogContext(f Fingerprint, l *evallog.Log) *logContext {
 	if f.ModTime != 0 {
 		mt := f.ModTime
 		lc.Modified = &mt
+	}
+	if f.ETag != "" {
+		etag := f.ETag
+		lc.ETag = &etag
 	}
 	lc.EvalMaxTokens = evalMaxTokens(h)
 	lc.LegacyScoreName = legacyScoreName(h)

@@ -35,6 +35,7 @@ func logRow(lc *logContext, l *evallog.Log, samples int64) schema.Log {
 	}
 	row.Modified = lc.Modified
 	row.IngestVersion = ingestVersion()
+	row.ETag = lc.ETag
 	if row.Version == 0 {
 		row.Version = 2 // the model's default when the field is absent
 	}
