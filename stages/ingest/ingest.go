@@ -280,7 +280,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []string, nWorker
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				j.result <- runJob(j)
+				j.result <- runJob(ctx, j)
 			}
 		}()
 	}
@@ -446,7 +446,7 @@ var decodedSamples = sync.Pool{New: func() any { return new(evallog.DecodedSampl
 // file each stalled read creates first. Nothing else sets it.
 var stallReads = os.Getenv("EMPTIES_TEST_STALL_READS")
 
-func runJob(j *job) (res jobResult) {
+func runJob(ctx context.Context, j *job) (res jobResult) {
 	if stallReads != "" {
 		os.WriteFile(stallReads, nil, 0o644)
 		time.Sleep(time.Hour)
@@ -457,27 +457,25 @@ func runJob(j *job) (res jobResult) {
 		}
 	}()
 	weight := min(j.ref.RawSize(), rawBytesInFlight)
-	if err := rawBudget.Acquire(context.Background(), weight); err != nil {
-		return jobResult{err: err}
+	if err := rawBudget.Acquire(ctx, weight); err != nil {
+		return jobResult{err: err} // interrupted
 	}
 	defer rawBudget.Release(weight)
+	// The decoded sample refers into the buffer (its attachments and
+	// message pool) until Release, so the buffer goes back to the pool only
+	// after that; the rows copy what they keep of the decoded sample, which
+	// is reused too. A large sample is decoded from its member's stream and
+	// leaves the buffer as it was.
 	bp := memberBuffers.Get().(*[]byte)
-	raw, err := j.ref.AppendBytes((*bp)[:0])
-	if cap(raw) <= maxPooledBuffer {
-		*bp = raw
-	}
 	defer memberBuffers.Put(bp)
-	if err != nil {
-		return jobResult{err: err}
-	}
-	// The decoded sample refers into raw (its attachments and message pool)
-	// until Release, so the buffer goes back to the pool only after that;
-	// the rows copy what they keep of the decoded sample, which is reused
-	// too.
 	d := decodedSamples.Get().(*evallog.DecodedSample)
 	defer decodedSamples.Put(d)
 	defer d.Release()
-	if err := d.Decode(raw, j.ctx.LegacyScoreName); err != nil {
+	raw, err := d.DecodeRef(j.ref, (*bp)[:0], j.ctx.LegacyScoreName)
+	if cap(raw) <= maxPooledBuffer {
+		*bp = raw
+	}
+	if err != nil {
 		return jobResult{err: err}
 	}
 	rows, err := extract(j.ctx, j.ref.Member, d)
