@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -961,6 +962,7 @@ func (w *streamWalk) resolveLate(ref SampleRef, late []string) error {
 type textTable struct {
 	strs []string
 	raw  []byte // the raw bytes of the text being read, from its quote
+	out  []byte // a chunk decoded
 	b    textBuilder
 }
 
@@ -1009,12 +1011,77 @@ func (t *textTable) decode(k int) error {
 		defer func(c byte) { t.raw[k] = c }(t.raw[k])
 		t.raw[k] = '"'
 	}
+	if b, ok := unescapePlain(t.out[:0], t.raw[1:k]); ok {
+		t.out = b
+		t.b.feed(b, t.strs)
+		return nil
+	}
 	s, err := DecodeString(t.raw[:k+1])
 	if err != nil {
 		return errFallback
 	}
-	t.b.feed(s, t.strs)
+	t.b.feed([]byte(s), t.strs)
 	return nil
+}
+
+// unescapePlain appends the decoded body of a JSON string to dst when it
+// holds nothing whose decoding could differ between decoders: valid UTF-8,
+// no control bytes, escapes of one character or of a code point outside
+// the surrogates. ok is false otherwise (DecodeString decodes it then).
+// goccy's unescape allocates several times a big text's size.
+func unescapePlain(dst, body []byte) ([]byte, bool) {
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\\')
+		run := body
+		if i >= 0 {
+			run = body[:i]
+		}
+		for _, c := range run {
+			if c < 0x20 {
+				return dst, false
+			}
+		}
+		if !utf8.Valid(run) {
+			return dst, false
+		}
+		dst = append(dst, run...)
+		if i < 0 {
+			return dst, true
+		}
+		body = body[i:]
+		if len(body) < 2 {
+			return dst, false
+		}
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if len(body) < 6 {
+				return dst, false
+			}
+			r, err := strconv.ParseUint(string(body[2:6]), 16, 32)
+			if err != nil || r >= 0xD800 && r <= 0xDFFF {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, rune(r))
+			body = body[6:]
+			continue
+		default:
+			return dst, false
+		}
+		body = body[2:]
+	}
+	return dst, true
 }
 
 // safeCut returns an index of raw (a string's raw bytes from its quote)
@@ -1047,12 +1114,12 @@ type textBuilder struct {
 	n     int
 }
 
-func (b *textBuilder) feed(s string, strs []string) {
+func (b *textBuilder) feed(s []byte, strs []string) {
 	if b.parts == nil && len(b.cands) > 0 {
 		prev := b.cands[0]
 		keep := b.cands[:0]
 		for _, c := range b.cands {
-			if t := strs[c]; len(t) >= b.n+len(s) && t[b.n:b.n+len(s)] == s {
+			if t := strs[c]; len(t) >= b.n+len(s) && t[b.n:b.n+len(s)] == string(s) {
 				keep = append(keep, c)
 			}
 		}
@@ -1065,7 +1132,7 @@ func (b *textBuilder) feed(s string, strs []string) {
 	} else if b.parts == nil {
 		b.parts = []string{}
 	}
-	b.parts = append(b.parts, s)
+	b.parts = append(b.parts, string(s))
 	b.n += len(s)
 }
 

@@ -582,17 +582,20 @@ func (w *writer) handle(ctx context.Context, it item) error {
 			return nil
 		}
 		r := res.rows
+		if n := r.size(); w.held > 0 && w.held+n > w.spillAt {
+			// The rows held before this sample go to staging files; this
+			// sample's are in memory already, and spilling them alone (one
+			// huge reply) would only copy them out and back.
+			if err := w.spill(); err != nil {
+				return err
+			}
+		}
 		w.replies = append(w.replies, r.Reply)
 		w.scores = append(w.scores, r.Scores...)
 		w.calls = append(w.calls, r.Calls...)
 		w.nRows++
 		w.classes[r.Reply.Class]++
 		w.held += r.size()
-		if w.held > w.spillAt {
-			if err := w.spill(); err != nil {
-				return err
-			}
-		}
 		w.prog.sample()
 	case it.end:
 		return w.endFile()

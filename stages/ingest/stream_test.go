@@ -1,8 +1,8 @@
 package ingest
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"reflect"
