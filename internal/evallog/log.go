@@ -486,30 +486,11 @@ func logsSamples(config json.RawMessage) bool {
 // limit of the declared size plus one byte, so a member that inflates past
 // its declared size is refused after that many bytes.
 func appendMember(buf []byte, zf *zip.File, maxMember, fileSize int64) ([]byte, error) {
-	var inflate func(io.Reader) io.ReadCloser
-	switch zf.Method {
-	case zip.Store:
-	case zip.Deflate:
-		inflate = func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }
-	case zstd.ZipMethodWinZip:
-		inflate = zstdZip
-	default:
-		return nil, fmt.Errorf("%w (method %d)", zip.ErrAlgorithm, zf.Method)
+	inflate, err := checkDeclared(zf, maxMember, fileSize)
+	if err != nil {
+		return nil, err
 	}
 	size, csize := zf.UncompressedSize64, zf.CompressedSize64
-	switch {
-	case size > uint64(maxMember):
-		return nil, fmt.Errorf("member declares %d bytes, more than the cap of %d (ingest --max-member-mb)", size, maxMember)
-	case csize > uint64(fileSize):
-		return nil, fmt.Errorf("%w: member declares %d compressed bytes, more than the file's %d", zip.ErrFormat, csize, fileSize)
-	case inflate == nil && csize != size:
-		return nil, fmt.Errorf("%w: stored member declares %d bytes but holds %d", zip.ErrFormat, size, csize)
-	case csize > uint64(maxMember)+uint64(maxMember)/64+1<<20:
-		// More than any compressor's worst-case expansion of the cap.
-		return nil, fmt.Errorf("member holds %d compressed bytes, more than the cap of %d can compress to (ingest --max-member-mb)", csize, maxMember)
-	case inflate != nil && size > ratioFloor && size > csize*MaxRatio:
-		return nil, fmt.Errorf("member declares %d bytes from %d compressed, more than %d:1, which no log compresses to; refused without inflating it", size, csize, MaxRatio)
-	}
 	r, err := zf.OpenRaw()
 	if err != nil {
 		return nil, err
@@ -548,6 +529,37 @@ func appendMember(buf []byte, zf *zip.File, maxMember, fileSize int64) ([]byte, 
 		return nil, fmt.Errorf("decompressing (method %d): %w", zf.Method, zip.ErrChecksum)
 	}
 	return buf, nil
+}
+
+// checkDeclared checks what the central directory declares of a member
+// against the caps (see appendMember) and returns its inflater (nil for a
+// stored member).
+func checkDeclared(zf *zip.File, maxMember, fileSize int64) (func(io.Reader) io.ReadCloser, error) {
+	var inflate func(io.Reader) io.ReadCloser
+	switch zf.Method {
+	case zip.Store:
+	case zip.Deflate:
+		inflate = func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }
+	case zstd.ZipMethodWinZip:
+		inflate = zstdZip
+	default:
+		return nil, fmt.Errorf("%w (method %d)", zip.ErrAlgorithm, zf.Method)
+	}
+	size, csize := zf.UncompressedSize64, zf.CompressedSize64
+	switch {
+	case size > uint64(maxMember):
+		return nil, fmt.Errorf("member declares %d bytes, more than the cap of %d (ingest --max-member-mb)", size, maxMember)
+	case csize > uint64(fileSize):
+		return nil, fmt.Errorf("%w: member declares %d compressed bytes, more than the file's %d", zip.ErrFormat, csize, fileSize)
+	case inflate == nil && csize != size:
+		return nil, fmt.Errorf("%w: stored member declares %d bytes but holds %d", zip.ErrFormat, size, csize)
+	case csize > uint64(maxMember)+uint64(maxMember)/64+1<<20:
+		// More than any compressor's worst-case expansion of the cap.
+		return nil, fmt.Errorf("member holds %d compressed bytes, more than the cap of %d can compress to (ingest --max-member-mb)", csize, maxMember)
+	case inflate != nil && size > ratioFloor && size > csize*MaxRatio:
+		return nil, fmt.Errorf("member declares %d bytes from %d compressed, more than %d:1, which no log compresses to; refused without inflating it", size, csize, MaxRatio)
+	}
+	return inflate, nil
 }
 
 // zstdZip inflates method 93, possibly several concatenated frames per member

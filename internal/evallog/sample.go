@@ -97,10 +97,17 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 		}
 	}
 	d.Sanitized = sanitized
+	d.attachments = d.Attachments
+	return d.finish(legacyScoreName)
+}
+
+// finish migrates a decoded sample's legacy shapes and checks its id and
+// scores.
+func (d *DecodedSample) finish(legacyScoreName string) error {
+	var err error
 	if d.id, d.idKind, err = sampleID(d.ID); err != nil {
 		return err
 	}
-	d.attachments = d.Attachments
 	if t := d.Transcript; t != nil {
 		if len(d.Events) == 0 {
 			d.Events = t.Events

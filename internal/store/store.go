@@ -105,11 +105,25 @@ func (*fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 }
 
 func newParquetWriter[T any](w io.Writer, codec compress.Codec) *parquet.GenericWriter[T] {
-	return parquet.NewGenericWriter[T](w,
+	opts := []parquet.WriterOption{
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(RowsPerGroup),
 		parquet.CreatedBy("empties", "", ""),
-	)
+		// Page statistics hold each page's min and max whole: a page of one
+		// 200 MB reply carried it twice more, in memory and in the file.
+		// The column index (truncated to 16 bytes) keeps page bounds.
+		parquet.DataPageStatistics(false),
+	}
+	// So do the column chunk bounds of the footer, for every text column:
+	// a 50 MB reply made a 200 MB footer. Ids keep theirs, for pruning.
+	sch := parquet.SchemaOf(new(T))
+	for _, path := range sch.Columns() {
+		leaf, ok := sch.Lookup(path...)
+		if ok && leaf.Node.Type().Kind() == parquet.ByteArray && !strings.HasSuffix(path[len(path)-1], "_id") {
+			opts = append(opts, parquet.SkipPageBounds(path...))
+		}
+	}
+	return parquet.NewGenericWriter[T](w, opts...)
 }
 
 // Write appends rows.

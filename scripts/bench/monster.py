@@ -10,8 +10,10 @@ other member copied as it is and the sample member compressed with zstd
 (method 93, multi-frame) like the current writer:
 
   events-1.5GB      pools-tools.eval, its events followed by blocks of a tool
-                    event with a 256 KiB result and a model event (input_refs
-                    into the pool), until the sample holds --events-gb raw
+                    event with a 256 KiB result (2 KiB of it random, so the
+                    member compresses about 100:1) and a model event
+                    (input_refs into the pool), until the sample holds
+                    --events-gb raw
   reply-50MB        attachments.eval with the reply text (an attachment the
   reply-200MB       model event's output refers to, and inline in the
                     outputs and the message) grown to 50 / 200 MB
@@ -33,6 +35,7 @@ when a target is missed.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -44,7 +47,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(ROOT, "testdata", "logs")
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 MEMBER = "samples/1_epoch_1.json"
 CHUNK = 8 << 20
 
@@ -131,12 +134,17 @@ def events_case(nbytes: int):
     result = "".join(repeat_text(256 << 10, "tool"))
     tool = dict(tool, result="\0RESULT")
     th, tt = split_on(tool, "result", "\0RESULT")
-    block = "," + th + '"' + result + '"' + tt + "," + json.dumps(model)
+    model = json.dumps(model)
 
     def pieces():
         yield head + "[" + ",".join(json.dumps(e) for e in events)
         n = len(head) + len(tail)
         while n < nbytes:
+            # 2 KiB of random text per block keeps the member near 100:1
+            # compressed, as a real transcript's tool output would be, and
+            # under the ratio at which ingest refuses a member unread.
+            salt = base64.b64encode(os.urandom(1536)).decode()
+            block = "," + th + '"' + salt + result + '"' + tt + "," + model
             yield block
             n += len(block)
         yield "]" + tail

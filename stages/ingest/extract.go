@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	json "github.com/goccy/go-json"
 
@@ -42,27 +43,45 @@ type sampleRows struct {
 }
 
 // size approximates the bytes the rows hold (their text), for the spill
-// threshold.
+// threshold. A text several rows share (the reply is the reply call's text
+// and often the final completion) is counted once.
 func (r *sampleRows) size() int64 {
-	n := int64(len(r.Reply.Text) + len(r.Reply.ReasoningText) + 512)
-	if r.Reply.SampleMetadata != nil {
-		n += int64(len(*r.Reply.SampleMetadata))
+	n := int64(512)
+	var last []*byte
+	text := func(s string) {
+		if len(s) < 4096 {
+			n += int64(len(s))
+			return
+		}
+		p := unsafe.StringData(s)
+		if slices.Contains(last, p) {
+			return
+		}
+		last = append(last, p)
+		n += int64(len(s))
 	}
+	opt := func(s *string) {
+		if s != nil {
+			text(*s)
+		}
+	}
+	text(r.Reply.Text)
+	text(r.Reply.ReasoningText)
+	opt(r.Reply.SampleMetadata)
+	opt(r.Reply.FinalCompletion)
 	for i := range r.Scores {
 		s := &r.Scores[i]
-		n += int64(len(s.ValueJSON) + 128)
-		for _, p := range []*string{s.Answer, s.Explanation, s.Metadata} {
-			if p != nil {
-				n += int64(len(*p))
-			}
-		}
+		n += 128
+		text(s.ValueJSON)
+		opt(s.Answer)
+		opt(s.Explanation)
+		opt(s.Metadata)
 	}
 	for i := range r.Calls {
 		c := &r.Calls[i]
-		n += int64(len(c.Text) + 256)
-		if c.PromptText != nil {
-			n += int64(len(*c.PromptText))
-		}
+		n += 256
+		text(c.Text)
+		opt(c.PromptText)
 	}
 	return n
 }

@@ -121,8 +121,10 @@ the size the zip's central directory gives it (one byte more is an error),
 a member larger than --max-member-mb (or a .json sample or header larger
 than it) is refused by name, and so is a member of more than 256 MiB that
 declares more than 1,000 bytes per compressed byte (real logs stay under
-50:1). Reading a sample takes several times its size: lower the cap on a
-small machine, raise it only for a log that needs it.
+50:1). A sample of 8 MiB or more is decoded from its member's stream,
+keeping only what the tables read; a smaller one is read whole. The texts
+kept (a huge reply) still cost the Parquet writer several times their size:
+lower the cap on a small machine, raise it only for a log that needs it.
 
 Examples:
    empties ingest logs/ --out data/study
@@ -364,7 +366,7 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, st
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				j.result <- runJob(j)
+				j.result <- runJob(ctx, j)
 			}
 		}()
 	}
@@ -531,7 +533,7 @@ var decodedSamples = sync.Pool{New: func() any { return new(evallog.DecodedSampl
 // file each stalled read creates first. Nothing else sets it.
 var stallReads = os.Getenv("EMPTIES_TEST_STALL_READS")
 
-func runJob(j *job) (res jobResult) {
+func runJob(ctx context.Context, j *job) (res jobResult) {
 	if stallReads != "" {
 		os.WriteFile(stallReads, nil, 0o644)
 		time.Sleep(time.Hour)
@@ -542,27 +544,25 @@ func runJob(j *job) (res jobResult) {
 		}
 	}()
 	weight := min(j.ref.RawSize(), rawBytesInFlight)
-	if err := rawBudget.Acquire(context.Background(), weight); err != nil {
-		return jobResult{err: err}
+	if err := rawBudget.Acquire(ctx, weight); err != nil {
+		return jobResult{err: err} // interrupted
 	}
 	defer rawBudget.Release(weight)
+	// The decoded sample refers into the buffer (its attachments and
+	// message pool) until Release, so the buffer goes back to the pool only
+	// after that; the rows copy what they keep of the decoded sample, which
+	// is reused too. A large sample is decoded from its member's stream and
+	// leaves the buffer as it was.
 	bp := memberBuffers.Get().(*[]byte)
-	raw, err := j.ref.AppendBytes((*bp)[:0])
-	if cap(raw) <= maxPooledBuffer {
-		*bp = raw
-	}
 	defer memberBuffers.Put(bp)
-	if err != nil {
-		return jobResult{err: err}
-	}
-	// The decoded sample refers into raw (its attachments and message pool)
-	// until Release, so the buffer goes back to the pool only after that;
-	// the rows copy what they keep of the decoded sample, which is reused
-	// too.
 	d := decodedSamples.Get().(*evallog.DecodedSample)
 	defer decodedSamples.Put(d)
 	defer d.Release()
-	if err := d.Decode(raw, j.ctx.LegacyScoreName); err != nil {
+	raw, err := d.DecodeRef(j.ref, (*bp)[:0], j.ctx.LegacyScoreName)
+	if cap(raw) <= maxPooledBuffer {
+		*bp = raw
+	}
+	if err != nil {
 		return jobResult{err: err}
 	}
 	rows, err := extract(j.ctx, j.ref.Member, d)
@@ -669,17 +669,20 @@ func (w *writer) handle(ctx context.Context, it item) error {
 			return nil
 		}
 		r := res.rows
+		if n := r.size(); w.held > 0 && w.held+n > w.spillAt {
+			// The rows held before this sample go to staging files; this
+			// sample's are in memory already, and spilling them alone (one
+			// huge reply) would only copy them out and back.
+			if err := w.spill(); err != nil {
+				return err
+			}
+		}
 		w.replies = append(w.replies, r.Reply)
 		w.scores = append(w.scores, r.Scores...)
 		w.calls = append(w.calls, r.Calls...)
 		w.nRows++
 		w.classes[r.Reply.Class]++
 		w.held += r.size()
-		if w.held > w.spillAt {
-			if err := w.spill(); err != nil {
-				return err
-			}
-		}
 		w.prog.sample()
 	case it.end:
 		return w.endFile()

@@ -1,0 +1,139 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"empties/internal/evallog"
+	"empties/internal/testutil"
+)
+
+// streamLogs lists the fixture logs and both corpora.
+func streamLogs(t *testing.T) []string {
+	var paths []string
+	for _, dir := range []string{"../../testdata/logs", testutil.SharedCorpus(t), testutil.WildCorpus(t)} {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".eval") || strings.HasSuffix(p, ".json")) {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	if len(paths) < 60 {
+		t.Fatalf("only %d logs", len(paths))
+	}
+	return paths
+}
+
+// Every sample of the fixtures and corpora gives the same rows decoded from
+// the stream of its member as decoded whole, and the walk refuses only the
+// 2024 transcripts: with the texts copied into the document decoded, and
+// with every text of more than 64 bytes decoded on its own, 32 raw bytes at
+// a time (so that the text table, its sharing of equal texts and the
+// cutting between escapes and UTF-8 sequences all run).
+func TestStreamDecodeGivesTheRowsOfTheWholeDecode(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		text, chunk int
+	}{{"texts-copied", 1 << 30, 1 << 20}, {"texts-apart", 64, 32}} {
+		t.Run(c.name, func(t *testing.T) {
+			defer evallog.SetStreamSizes(0, c.text, c.chunk)()
+			streamMatchesWhole(t)
+		})
+	}
+}
+
+func streamMatchesWhole(t *testing.T) {
+	n, refused := 0, 0
+	for _, p := range streamLogs(t) {
+		l, err := evallog.Open(p)
+		if err != nil {
+			continue // the fixtures of unreadable logs
+		}
+		lc := newLogContext(p, l)
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			whole := &evallog.DecodedSample{}
+			wantErr := whole.Decode(raw, lc.LegacyScoreName)
+			streamed := &evallog.DecodedSample{}
+			err = streamed.DecodeStream(ref, lc.LegacyScoreName)
+			name := filepath.Base(p) + " " + ref.Member
+			switch {
+			case errors.Is(err, evallog.ErrNotStreamed):
+				refused++
+				if whole.Transcript == nil {
+					t.Errorf("%s: not streamed, and not a transcript", name)
+				}
+				continue
+			case (err != nil) != (wantErr != nil):
+				t.Errorf("%s: stream decode error %v, whole decode %v", name, err, wantErr)
+				continue
+			case err != nil:
+				continue
+			}
+			got, gerr := extract(lc, ref.Member, streamed)
+			want, werr := extract(lc, ref.Member, whole)
+			if (gerr != nil) != (werr != nil) {
+				t.Errorf("%s: extract error %v, whole %v", name, gerr, werr)
+				continue
+			}
+			if g, w := dump(got), dump(want); g != w {
+				i := 0
+				for i < min(len(g), len(w)) && g[i] == w[i] {
+					i++
+				}
+				t.Errorf("%s: rows differ at byte %d:\n stream …%.300s\n whole  …%.300s", name, i, g[max(0, i-100):], w[max(0, i-100):])
+			}
+			n++
+		}
+		l.Close()
+	}
+	t.Logf("%d samples compared, %d transcripts refused", n, refused)
+	if n < 300 {
+		t.Errorf("only %d samples compared", n)
+	}
+}
+
+// dump prints v with the values its pointers point to (NaN prints alike,
+// where reflect.DeepEqual finds NaN unequal to itself).
+func dump(v any) string {
+	var b strings.Builder
+	var walk func(reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				b.WriteString("nil")
+				return
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			b.WriteString("{")
+			for i := range v.NumField() {
+				fmt.Fprintf(&b, "%s:", v.Type().Field(i).Name)
+				walk(v.Field(i))
+				b.WriteString(" ")
+			}
+			b.WriteString("}")
+		case reflect.Slice:
+			b.WriteString("[")
+			for i := range v.Len() {
+				walk(v.Index(i))
+				b.WriteString(" ")
+			}
+			b.WriteString("]")
+		default:
+			fmt.Fprintf(&b, "%q", fmt.Sprint(v.Interface()))
+		}
+	}
+	walk(reflect.ValueOf(v))
+	return b.String()
+}
