@@ -55,7 +55,7 @@ func streamMatchesWhole(t *testing.T) {
 		if err != nil {
 			continue // the fixtures of unreadable logs
 		}
-		lc := newLogContext(p, l)
+		lc := newLogContext(Fingerprint{Path: p}, l)
 		for _, ref := range l.Samples {
 			raw, err := ref.Bytes()
 			if err != nil {
