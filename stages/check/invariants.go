@@ -9,7 +9,7 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/store"
-	"empties/stages/classify"
+	"empties/internal/classify"
 	"empties/stages/rescore"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"empties/internal/evallog"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // logContext is what sample extraction needs from a log's header.

@@ -26,7 +26,7 @@ import (
 	"empties/internal/evallog"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // Options configure an ingest run.

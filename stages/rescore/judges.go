@@ -6,7 +6,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // judgeIndex holds the judge calls of every re-scored sample.

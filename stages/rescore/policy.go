@@ -4,7 +4,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/scorevalue"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // Policies in order.

@@ -10,7 +10,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // studyTables writes the tables that describe the study itself (routes,

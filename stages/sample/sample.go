@@ -23,7 +23,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // Options configure a draw.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 	"empties/stages/rescore"
 	"empties/stages/schemacmd"
 )

@@ -1,7 +1,7 @@
 package schemacmd
 
 import (
-	"empties/stages/classify"
+	"empties/internal/classify"
 	"empties/stages/ingest"
 	"empties/stages/rescore"
 )

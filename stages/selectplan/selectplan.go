@@ -22,7 +22,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // Options configure a plan.
