@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"empties/internal/classify"
 	"empties/internal/duck"
 	"empties/internal/store"
-	"empties/internal/classify"
-	"empties/stages/rescore"
+	"empties/internal/vocab"
 )
 
 // invariant is a contract of the tables: a query that returns the rows that
@@ -37,7 +37,7 @@ var invariants_ = []invariant{
 	{"every class is one of the seed's", []string{"replies"},
 		"SELECT class FROM replies WHERE class NOT IN (" + sqlList(classify.Classes()) + ")"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
-		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(rescore.Policies)) + "]"},
+		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(vocab.Policies)) + "]"},
 	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
 		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
 	{"headline counts add up", []string{"headlines"},

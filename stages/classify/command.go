@@ -14,6 +14,7 @@ import (
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -82,7 +83,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	if store.HasTable(opts.Data, "model_calls") {
 		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) error {
-			if c.Kind != "judge" {
+			if c.Kind != vocab.KindJudge {
 				c.JudgeClass = nil
 				return nil
 			}

@@ -17,6 +17,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/manifest"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -119,7 +120,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		if p.Judge.Where == "solver" && r.MUTCalls > 1 {
 			f.JudgeCalls = r.MUTCalls - 1
 		}
-		for _, pol := range Policies {
+		for _, pol := range vocab.Policies {
 			row := apply(pol, p, f)
 			row.LogID, row.Eval, row.Route, row.Arm = r.LogID, a.Eval, a.Route, a.Arm
 			row.SampleID, row.Epoch = r.SampleID, r.Epoch
@@ -267,7 +268,7 @@ func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads 
 	for _, n := range counts {
 		total += n
 	}
-	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(Policies))
+	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(vocab.Policies))
 	if len(unmatched) > 0 {
 		fmt.Fprintf(w, "%d logs match no eval profile (replies and classes kept; not re-scored):\n", len(unmatched))
 		for _, p := range unmatched {

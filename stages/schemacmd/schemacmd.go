@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/vocab"
 	"empties/schema"
 	sqlfiles "empties/sql"
 	"empties/stages/analyze"
@@ -130,10 +131,10 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 		}
 	case "json":
 		out := struct {
-			Version    int        `json:"version"`
-			Tables     []table    `json:"tables"`
-			Vocabulary Vocabulary `json:"vocabulary"`
-		}{Version: schema.Version, Tables: tables, Vocabulary: vocabulary()}
+			Version    int              `json:"version"`
+			Tables     []table          `json:"tables"`
+			Vocabulary vocab.Vocabulary `json:"vocabulary"`
+		}{Version: schema.Version, Tables: tables, Vocabulary: vocab.Export()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
-	"empties/schema"
 	"empties/internal/classify"
-	"empties/stages/rescore"
+	"empties/internal/vocab"
+	"empties/schema"
 	"empties/stages/schemacmd"
 )
 
@@ -59,7 +59,7 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Vocabulary schemacmd.Vocabulary `json:"vocabulary"`
+		Vocabulary vocab.Vocabulary `json:"vocabulary"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 	if !slices.Equal(v.Classes, classify.Classes()) || v.Classes[0] != classify.Error || v.Classes[len(v.Classes)-1] != classify.Answer {
 		t.Errorf("classes %v", v.Classes)
 	}
-	if !slices.Equal(v.Policies, rescore.Policies) || len(v.CallKinds) != 3 || len(v.JudgeClasses) != 5 {
+	if !slices.Equal(v.Policies, vocab.Policies) || len(v.CallKinds) != 3 || len(v.JudgeClasses) != 5 {
 		t.Errorf("policies %v, call kinds %v, judge classes %v", v.Policies, v.CallKinds, v.JudgeClasses)
 	}
 	if len(v.Rules) != len(classify.OrderedRules()) || len(v.ErrorForms) != len(classify.ErrorForms) {
