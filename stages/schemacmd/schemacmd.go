@@ -12,10 +12,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/measures"
 	"empties/internal/vocab"
 	"empties/schema"
 	sqlfiles "empties/sql"
-	"empties/stages/analyze"
 )
 
 // Options configure the schema command.
@@ -66,7 +66,7 @@ func allTables() ([]table, error) {
 	for _, t := range schema.Tables() {
 		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), t.Columns()})
 	}
-	suite, err := analyze.LoadSuite(sqlfiles.FS)
+	suite, err := measures.LoadSuite(sqlfiles.FS)
 	if err != nil {
 		return nil, err
 	}
