@@ -118,7 +118,7 @@ func analyze(ctx context.Context, suite *Suite, params Params, ds *store.Dataset
 		return nil, err
 	}
 	defer conn.Close()
-	present, err := createSourceViews(ctx, conn, ds.Dir)
+	present, err := createSourceViews(ctx, conn, ds.Dir, sourceViews)
 	if err != nil {
 		return nil, err
 	}

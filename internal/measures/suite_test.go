@@ -64,7 +64,7 @@ func TestEveryOutputOnMissingInputs(t *testing.T) {
 	s := loadSuite(t)
 	ctx := context.Background()
 	conn := testDB(t)
-	if _, err := createSourceViews(ctx, conn, t.TempDir()); err != nil {
+	if _, err := createSourceViews(ctx, conn, t.TempDir(), sourceViews); err != nil {
 		t.Fatal(err)
 	}
 	r, err := newRunner(ctx, conn, testParams, map[string]bool{})
