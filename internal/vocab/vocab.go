@@ -28,6 +28,34 @@ const (
 // CallKinds are the call kinds in order.
 var CallKinds = []string{KindMUT, KindJudge, KindOther}
 
+// Column is a column of schema/ whose every value is one of a closed set.
+type Column struct {
+	Table, Column string
+	Values        []string
+}
+
+// Columns are the columns that hold a value of the vocabulary: `empties
+// schema` names each one's set in its doc, and `empties check` verifies that
+// every value in the dataset is one of it (NULL is allowed where the column
+// is nullable).
+func Columns() []Column {
+	classes, judge := classify.Classes(), classify.JudgeClasses()
+	return []Column{
+		{"replies", "class", classes},
+		{"model_calls", "kind", CallKinds},
+		{"model_calls", "judge_class", judge},
+		{"policy_scores", "policy", Policies},
+		{"policy_scores", "class", classes},
+		{"headlines", "policy", Policies},
+		{"judge_verdicts", "judge_class", judge},
+		{"judge_verdicts", "reply_class", classes},
+		{"reply_outcomes", "class", classes},
+		{"reruns", "orig_class", classes},
+		{"reruns", "rerun_class", classes},
+		{"judge_tests", "judge_class", judge},
+	}
+}
+
 // Vocabulary is every closed set, as `empties schema --format json` exports
 // it so scripts (scripts/fixtures/classify_fixtures.py) and checks read them
 // instead of keeping their own copies.

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"empties/internal/classify"
 	"empties/internal/duck"
 	"empties/internal/store"
 	"empties/internal/vocab"
@@ -21,9 +20,9 @@ type invariant struct {
 	query  string
 }
 
-// invariants_ are the contracts; the class list and the policies come from
-// the classifier and rescore (the vocabulary `empties schema --format json`
-// exports), never from a copy here.
+// invariants_ are the contracts beside vocabularyInvariants; the policies
+// come from internal/vocab (what `empties schema --format json` exports),
+// never from a copy here.
 var invariants_ = []invariant{
 	{"one reply per sample × epoch", []string{"replies"},
 		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
@@ -34,14 +33,27 @@ var invariants_ = []invariant{
 	// summaries and holds no samples on purpose.
 	{"every sample a log's summaries list is a reply or an ingest_errors row", []string{"logs", "ingest_errors"},
 		"SELECT l.path, l.summary_count, l.sample_count FROM logs l WHERE l.summary_count > l.sample_count + (SELECT count(*) FROM ingest_errors e WHERE e.path = l.path) AND coalesce(json_extract_string(l.eval_config, '$.log_samples'), 'true') <> 'false'"},
-	{"every class is one of the seed's", []string{"replies"},
-		"SELECT class FROM replies WHERE class NOT IN (" + sqlList(classify.Classes()) + ")"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
 		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(vocab.Policies)) + "]"},
 	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
 		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
 	{"headline counts add up", []string{"headlines"},
 		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
+}
+
+// vocabularyInvariants are one invariant per column of the vocabulary
+// (vocab.Columns): every value is one of its set.
+func vocabularyInvariants() []invariant {
+	var out []invariant
+	for _, c := range vocab.Columns() {
+		col := duck.Ident(c.Column)
+		out = append(out, invariant{
+			name:   fmt.Sprintf("every %s.%s is one of %s", c.Table, c.Column, strings.Join(c.Values, ", ")),
+			tables: []string{c.Table},
+			query:  fmt.Sprintf("SELECT %s FROM %s WHERE %s NOT IN (%s)", col, duck.Ident(c.Table), col, sqlList(c.Values)),
+		})
+	}
+	return out
 }
 
 // sqlList is the names as a comma-separated list of SQL string literals.
@@ -66,7 +78,7 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 	}
 	defer db.Close()
 	failed := 0
-	for _, inv := range invariants_ {
+	for _, inv := range append(invariants_, vocabularyInvariants()...) {
 		present := true
 		for _, t := range inv.tables {
 			present = present && store.HasTable(dir, t)

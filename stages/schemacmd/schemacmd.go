@@ -63,8 +63,18 @@ type table struct {
 // allTables lists the stages' tables, then the analysis outputs.
 func allTables() ([]table, error) {
 	var out []table
+	values := map[string][]string{}
+	for _, c := range vocab.Columns() {
+		values[c.Table+"."+c.Column] = c.Values
+	}
 	for _, t := range schema.Tables() {
-		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), t.Columns()})
+		cols := t.Columns()
+		for i, c := range cols {
+			if v, ok := values[t.Name+"."+c.Name]; ok {
+				cols[i].Doc += "; one of " + strings.Join(v, ", ")
+			}
+		}
+		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), cols})
 	}
 	suite, err := measures.LoadSuite(sqlfiles.FS)
 	if err != nil {
