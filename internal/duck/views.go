@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -51,7 +52,7 @@ func StagingSelect(root string, t schema.Table, counted bool) string {
 	}
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + ReadParquet(root, t.Name)
 	if counted && t.Name != "logs" && hasColumn(t, "log_id") && store.HasTable(root, "logs") {
-		q += " WHERE log_id NOT IN (SELECT log_id FROM " + ReadParquet(root, "logs") + " WHERE set_status = 'superseded')"
+		q += " WHERE log_id NOT IN (SELECT log_id FROM " + ReadParquet(root, "logs") + " WHERE set_status = " + Quote(logset.Superseded) + ")"
 	}
 	return q
 }

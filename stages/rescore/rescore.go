@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/logset"
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/internal/vocab"
@@ -217,7 +218,7 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	out := map[string]manifest.Assigned{}
 	var unmatched []string
 	for _, l := range logs {
-		if l.SetStatus == "superseded" {
+		if l.SetStatus == logset.Superseded {
 			continue // another log holds its samples (ingest's log set): no assignment, no scores
 		}
 		info := manifest.LogInfo{Path: l.Path, Task: l.Task, Model: l.Model, Tags: l.Tags}
