@@ -2,15 +2,17 @@
 // pre-registered measures (seed §5, §6) over a dataset, every .sql file of
 // sql/ (package sqlfiles) in dependency order over the typed staging views
 // of the dataset's Parquet tables, and writes each output as a Parquet table
-// beside them, checked against its contract. Thresholds
-// are not applied here: the outputs carry the numbers the decide stage
-// compares with the manifest's thresholds.
+// beside them, checked against its contract. Thresholds are not applied
+// here: the outputs carry the numbers the decide stage compares with the
+// manifest's thresholds. Select reads a measure through Query and check
+// verifies the outputs through CheckOutputs, on the same views.
 //
-// Layers: Go creates one view per table of schema/, casting each declared
-// column to its declared type (an empty view with the same columns when the
-// dataset lacks the table), sets the run's variables (interval_level,
-// interval_z, bootstrap_seed, bootstrap_resamples), and then builds the
-// steps: macros (wilson.sql), intermediate views and tables (study_replies,
+// Layers: internal/duck creates the staging view of every table of schema/
+// (each declared column cast to its declared type; superseded logs' rows
+// left out; an empty view with the same columns when the dataset lacks the
+// table); then the runner sets the run's variables (interval_level,
+// interval_z, bootstrap_seed, bootstrap_resamples) and builds the steps:
+// macros (wilson.sql), intermediate views and tables (study_replies,
 // priced_calls, tight_vs_default_samples), tables built in Go (reply_classes,
 // route_models, boot_tight_default) and the outputs.
 //
