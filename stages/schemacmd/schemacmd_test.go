@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"empties/internal/classify"
@@ -97,4 +98,23 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A column that holds a vocabulary value names its set, from the code that
+// defines it: `empties schema replies` lists the classes in rule order.
+func TestSchemaNamesEachColumnsSet(t *testing.T) {
+	var out bytes.Buffer
+	if err := schemacmd.Run(context.Background(), schemacmd.Options{Table: "replies", Format: "markdown"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "one of " + strings.Join(classify.Classes(), ", ") + " |"
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "| class |") {
+			if !strings.HasSuffix(line, want) {
+				t.Errorf("replies.class: %q, want it to end %q", line, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no class column in:\n%s", out.String())
 }
