@@ -102,7 +102,7 @@ type Reply struct {
 	SampleMetadata    *string  `parquet:"sample_metadata,optional" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
 	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
-	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins): error, no_choices, filtered, refusal_flag, error_text, truncated_empty, tool_only, reasoning_only, silent, truncated_text, answer"`
+	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins)"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
 	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
 }
@@ -132,7 +132,7 @@ type ModelCall struct {
 	CallIndex      int64    `parquet:"call_index" doc:"position among the sample's model events, from 0"`
 	Model          string   `parquet:"model" doc:"model string of the call"`
 	Role           *string  `parquet:"role,optional" doc:"model role (null for the model under test and for a role lookup that fell back to the default model)"`
-	Kind           string   `parquet:"kind" doc:"model_under_test, judge or other"`
+	Kind           string   `parquet:"kind" doc:"whose call: the model under test, a judge (a scorer's) or other"`
 	KindReason     string   `parquet:"kind_reason" doc:"why: scorer_span (under a scorer/scorers span), scorer_step (inside a legacy scorer step), grader_role (role names a grader), other_role, other_model, or eval_model (the eval's model outside scoring, no role)"`
 	Scorer         *string  `parquet:"scorer,optional" doc:"name of the scorer span or step the call sits in"`
 	IsReply        bool     `parquet:"is_reply" doc:"this call's output is the sample's reply (the first model-under-test call whose call_status is completed or failed)"`
@@ -158,7 +158,7 @@ type ModelCall struct {
 	Cache          *string  `parquet:"cache,optional" doc:"read (served from inspect's local cache, not billed) or write"`
 	Timestamp      *string  `parquet:"timestamp,optional" doc:"event start time as logged (ISO 8601)"`
 	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
-	JudgeClass     *string  `parquet:"judge_class,optional" doc:"judge calls only: empty, refused, overflow, truncated or usable (PaperBench _classify_reply order)"`
+	JudgeClass     *string  `parquet:"judge_class,optional" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
 }
 
 // IngestError is a row of the ingest_errors table.
@@ -207,7 +207,7 @@ type Headline struct {
 	Eval           string   `parquet:"eval" doc:"eval profile"`
 	Route          string   `parquet:"route" doc:"route"`
 	Arm            string   `parquet:"arm" doc:"arm"`
-	Policy         string   `parquet:"policy" doc:"P0-P3"`
+	Policy         string   `parquet:"policy" doc:"routing policy"`
 	Metric         string   `parquet:"metric" doc:"the eval's headline metric"`
 	Value          *float64 `parquet:"value,optional" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
 	Low            *float64 `parquet:"ci_low,optional" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
@@ -242,7 +242,7 @@ type JudgeVerdict struct {
 	Temperature  *float64 `parquet:"temperature,optional" doc:"judge temperature (null = provider default)"`
 	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"judge max_tokens"`
 	JudgeText    string   `parquet:"judge_text" doc:"the judge's output text"`
-	JudgeClass   string   `parquet:"judge_class" doc:"empty, refused, overflow, truncated or usable"`
+	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's reply"`
 	VerdictJSON  string   `parquet:"verdict_json" doc:"the score value the verdict produced"`
 	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
 	ReplyClass   string   `parquet:"reply_class" doc:"class of the reply the judge graded"`

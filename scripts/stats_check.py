@@ -18,7 +18,7 @@ bootstrap, the caller passes the per-sample values and the resamples it drew
 interval is the percentile interval of the replicates, from numpy.percentile
 (linear interpolation) and from scipy.stats.scoreatpercentile, which must agree.
 
-Run by stages/analyze/stats_test.go with the project's virtual environment:
+Run by internal/measures/stats_test.go with the project's virtual environment:
   .venv/bin/python scripts/stats_check.py < input.json
 """
 

@@ -1,7 +1,7 @@
 // Package sqlfiles holds the analysis SQL of `empties analyze`: one .sql file
 // per output, each opening with a header comment (output, kind, grain, the
 // pre-registration measure it implements, the tables it reads) that
-// stages/analyze parses and validates before running any file, and a
+// internal/measures parses and validates before running any file, and a
 // contract (<output>.yml) beside every output table: its grain, key, columns
 // and invariants, checked by the tests and by every analyze run.
 //

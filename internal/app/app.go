@@ -111,8 +111,11 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 	if code == 130 {
 		msg = "interrupted"
 	}
+	// The prefix is the program's name, not the root's: a stage binary's
+	// root is empties-<stage>, and a stage's errors already begin with
+	// "<stage>: ", so its name there would be said twice.
 	if msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, msg)
+		fmt.Fprintf(stderr, "empties: %s\n", msg)
 	}
 	return code
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/stages/analyze"
 )
 
 // Main maps every kind of error to its exit code and prints it once.
@@ -73,6 +74,26 @@ func TestRootUsageErrors(t *testing.T) {
 		}
 		if n := strings.Count(stderr.String(), c.says); n != 1 || strings.Contains(stderr.String(), "Incorrect Usage") {
 			t.Errorf("%v: %q printed %d times: %q", c.args, c.says, n, stderr.String())
+		}
+	}
+}
+
+// A stage binary's errors name the stage once: its root is empties-<stage>
+// and the stage's message already begins with "<stage>: ".
+func TestStageBinaryPrefix(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a stage's usage error", []string{"empties-analyze", "--data", dir}, "empties: analyze: " + dir + " has no replies table"},
+		{"the library's usage error", []string{"empties-analyze"}, `empties: Required flag "data" not set`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), Stage(analyze.Command()), c.args, &stdout, &stderr)
+		if code != 2 || !strings.HasPrefix(stderr.String(), c.want) || strings.Count(stderr.String(), "analyze:") > 1 {
+			t.Errorf("%s: exit %d, stderr %q, want it to start %q", c.name, code, stderr.String(), c.want)
 		}
 	}
 }

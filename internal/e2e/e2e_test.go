@@ -1,6 +1,6 @@
 // Package e2e runs the whole pipeline on each case under testdata/e2e and
 // compares the tables it writes with the case's expected CSV files, beside
-// the per-measure tests of stages/analyze.
+// the per-measure tests of internal/measures.
 //
 // A case is a folder testdata/e2e/<case>/ holding inputs.txt and
 // expected/<table>.csv. inputs.txt has one "key: value" per line:

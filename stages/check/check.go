@@ -12,9 +12,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/analyze"
 )
 
 // Options configure a check.
@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	failures += inv
 	if store.HasTable(opts.Data, "analyze_runs") {
-		broken, _, err := analyze.CheckOutputs(ctx, opts.Data)
+		broken, _, err := measures.CheckOutputs(ctx, opts.Data)
 		if err != nil {
 			return err
 		}

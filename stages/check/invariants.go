@@ -10,8 +10,7 @@ import (
 	"empties/internal/duck"
 	"empties/internal/logset"
 	"empties/internal/store"
-	"empties/stages/classify"
-	"empties/stages/rescore"
+	"empties/internal/vocab"
 )
 
 // invariant is a contract of the tables: a query that returns the rows that
@@ -22,9 +21,9 @@ type invariant struct {
 	query  string
 }
 
-// invariants_ are the contracts; the class list and the policies come from
-// the classifier and rescore (the vocabulary `empties schema --format json`
-// exports), never from a copy here.
+// invariants_ are the contracts beside vocabularyInvariants; the policies
+// come from internal/vocab (what `empties schema --format json` exports),
+// never from a copy here.
 var invariants_ = []invariant{
 	{"one reply per sample × epoch", []string{"replies"},
 		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
@@ -50,14 +49,27 @@ var invariants_ = []invariant{
 			WHERE l.superseded_by IS NOT NULL AND c.depth < 64)
 		SELECT l.path, l.superseded_by FROM logs l WHERE l.superseded_by IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM chain c JOIN logs t ON t.log_id = c.cur WHERE c.start = l.log_id AND t.set_status = 'counted')`},
-	{"every class is one of the seed's", []string{"replies"},
-		"SELECT class FROM replies WHERE class NOT IN (" + sqlList(classify.Classes()) + ")"},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
-		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(rescore.Policies)) + "]"},
+		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(vocab.Policies)) + "]"},
 	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
 		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
 	{"headline counts add up", []string{"headlines"},
 		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
+}
+
+// vocabularyInvariants are one invariant per column of the vocabulary
+// (vocab.Columns): every value is one of its set.
+func vocabularyInvariants() []invariant {
+	var out []invariant
+	for _, c := range vocab.Columns() {
+		col := duck.Ident(c.Column)
+		out = append(out, invariant{
+			name:   fmt.Sprintf("every %s.%s is one of %s", c.Table, c.Column, strings.Join(c.Values, ", ")),
+			tables: []string{c.Table},
+			query:  fmt.Sprintf("SELECT %s FROM %s WHERE %s NOT IN (%s)", col, duck.Ident(c.Table), col, sqlList(c.Values)),
+		})
+	}
+	return out
 }
 
 // sqlList is the names as a comma-separated list of SQL string literals.
@@ -84,7 +96,7 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 	}
 	defer db.Close()
 	failed := 0
-	for _, inv := range invariants_ {
+	for _, inv := range append(invariants_, vocabularyInvariants()...) {
 		present := true
 		for _, t := range inv.tables {
 			present = present && store.HasTable(dir, t)

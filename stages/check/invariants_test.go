@@ -138,3 +138,38 @@ func TestSupersededByInvariants(t *testing.T) {
 		})
 	}
 }
+
+// Every column of the vocabulary holds only its values: a class the
+// classifier does not know breaks the check, named with its column.
+func TestVocabularyInvariants(t *testing.T) {
+	good := filepath.Join(testutil.SharedCorpus(t), "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+	dir := t.TempDir()
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{good}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := check.Run(context.Background(), check.Options{Data: dir}, &out); err != nil {
+		t.Fatalf("check of an ingested log: %v\n%s", err, out.String())
+	}
+	ds, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
+		r.Class = "unheard_of"
+		return nil
+	})
+	if err == nil {
+		err = ds.Commit()
+	}
+	ds.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = check.Run(context.Background(), check.Options{Data: dir}, &out)
+	var partial *cliutil.PartialError
+	if !errors.As(err, &partial) || !strings.Contains(out.String(), "invariant broken: every replies.class is one of error, no_choices,") {
+		t.Fatalf("check after an unknown class: %v\n%s", err, out.String())
+	}
+}

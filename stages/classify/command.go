@@ -1,3 +1,5 @@
+// Package classify is the `classify` command: it re-applies the classifier
+// (internal/classify) to an ingested dataset.
 package classify
 
 import (
@@ -8,9 +10,11 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"empties/internal/classify"
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -44,7 +48,7 @@ Examples:
 
 func rulesHelp() string {
 	s := ""
-	for _, r := range OrderedRules() {
+	for _, r := range classify.OrderedRules() {
 		s += fmt.Sprintf("   %-36s %s\n", r.ID, r.Seed)
 	}
 	return s
@@ -67,7 +71,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	changed := int64(0)
 	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
 		before := r.ClassRule
-		Apply(r)
+		classify.Apply(r)
 		counts[r.Class]++
 		if r.ClassRule != before {
 			changed++
@@ -79,11 +83,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	if store.HasTable(opts.Data, "model_calls") {
 		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) error {
-			if c.Kind != "judge" {
+			if c.Kind != vocab.KindJudge {
 				c.JudgeClass = nil
 				return nil
 			}
-			jc := Judge(JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
+			jc := classify.Judge(classify.JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
 			c.JudgeClass = &jc
 			return nil
 		})
@@ -105,11 +109,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := ds.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", Version, changed)
+	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", classify.Version, changed)
 	if len(dropped) > 0 {
 		fmt.Fprintf(w, "removed the tables computed from the old classes (%s): run rescore, analyze and decide again\n", strings.Join(dropped, ", "))
 	}
-	for _, r := range OrderedRules() {
+	for _, r := range classify.OrderedRules() {
 		if n, ok := counts[r.Class]; ok {
 			fmt.Fprintf(w, "  %-16s %8d\n", r.Class, n)
 			delete(counts, r.Class)

@@ -13,9 +13,10 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"empties/internal/classify"
 	"empties/internal/evallog"
+	"empties/internal/vocab"
 	"empties/schema"
-	"empties/stages/classify"
 )
 
 // logContext is what sample extraction needs from a log's header.
@@ -86,11 +87,11 @@ func (r *sampleRows) size() int64 {
 	return n
 }
 
-// Call kinds and the reasons for them (model_calls.kind, kind_reason).
+// Call kinds (model_calls.kind), defined in internal/vocab.
 const (
-	KindMUT   = "model_under_test"
-	KindJudge = "judge"
-	KindOther = "other"
+	KindMUT   = vocab.KindMUT
+	KindJudge = vocab.KindJudge
+	KindOther = vocab.KindOther
 )
 
 // graderRole matches model-role names that denote a grader.

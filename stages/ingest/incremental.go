@@ -49,7 +49,7 @@ import (
 
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // ingestTables are the tables ingest writes.

@@ -21,12 +21,12 @@ import (
 	"github.com/urfave/cli/v3"
 	"golang.org/x/sync/semaphore"
 
+	"empties/internal/classify"
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/evallog"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
 )
 
 // Options configure an ingest run.

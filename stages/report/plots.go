@@ -11,26 +11,26 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"empties/internal/classify"
 )
 
 type plotInfo struct{ name, title string }
 
-// classColors gives each class of the seed a fixed colour, in rule order.
-var classColors = []struct {
-	class string
-	c     color.RGBA
-}{
-	{"error", color.RGBA{0x7f, 0x7f, 0x7f, 0xff}},
-	{"no_choices", color.RGBA{0xc7, 0xc7, 0xc7, 0xff}},
-	{"filtered", color.RGBA{0xd6, 0x27, 0x28, 0xff}},
-	{"refusal_flag", color.RGBA{0xff, 0x98, 0x96, 0xff}},
-	{"error_text", color.RGBA{0x8c, 0x56, 0x4b, 0xff}},
-	{"truncated_empty", color.RGBA{0xff, 0x7f, 0x0e, 0xff}},
-	{"tool_only", color.RGBA{0x94, 0x67, 0xbd, 0xff}},
-	{"reasoning_only", color.RGBA{0xff, 0xbb, 0x78, 0xff}},
-	{"silent", color.RGBA{0x17, 0xbe, 0xcf, 0xff}},
-	{"truncated_text", color.RGBA{0xbc, 0xbd, 0x22, 0xff}},
-	{"answer", color.RGBA{0x2c, 0xa0, 0x2c, 0xff}},
+// classColors gives each class of the classifier a fixed colour; bars are
+// stacked in the classifier's rule order (classify.Classes).
+var classColors = map[string]color.RGBA{
+	classify.Error:          {0x7f, 0x7f, 0x7f, 0xff},
+	classify.NoChoices:      {0xc7, 0xc7, 0xc7, 0xff},
+	classify.Filtered:       {0xd6, 0x27, 0x28, 0xff},
+	classify.RefusalFlag:    {0xff, 0x98, 0x96, 0xff},
+	classify.ErrorText:      {0x8c, 0x56, 0x4b, 0xff},
+	classify.TruncatedEmpty: {0xff, 0x7f, 0x0e, 0xff},
+	classify.ToolOnly:       {0x94, 0x67, 0xbd, 0xff},
+	classify.ReasoningOnly:  {0xff, 0xbb, 0x78, 0xff},
+	classify.Silent:         {0x17, 0xbe, 0xcf, 0xff},
+	classify.TruncatedText:  {0xbc, 0xbd, 0x22, 0xff},
+	classify.Answer:         {0x2c, 0xa0, 0x2c, 0xff},
 }
 
 func (b *builder) plots() error {
@@ -205,8 +205,8 @@ func (b *builder) classShares() (*plot.Plot, int, error) {
 	}
 	p := plot.New()
 	var below *plotter.BarChart
-	for _, cc := range classColors {
-		vals, ok := shares[cc.class]
+	for _, class := range classify.Classes() {
+		vals, ok := shares[class]
 		if !ok {
 			continue
 		}
@@ -215,14 +215,14 @@ func (b *builder) classShares() (*plot.Plot, int, error) {
 			return nil, 0, err
 		}
 		bar.Horizontal = true
-		bar.Color = cc.c
+		bar.Color = classColors[class]
 		bar.LineStyle.Width = 0
 		if below != nil {
 			bar.StackOn(below)
 		}
 		below = bar
 		p.Add(bar)
-		p.Legend.Add(cc.class, bar)
+		p.Legend.Add(class, bar)
 	}
 	rev := make([]string, n)
 	for i, l := range labels {

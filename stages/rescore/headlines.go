@@ -75,17 +75,17 @@ type derived struct {
 // yet committed (policy_scores, log_assignments, judge_verdicts), which
 // replace the dataset's.
 func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manifest) (*derived, error) {
-	connector, err := duckdb.NewConnector("?autoinstall_known_extensions=false&autoload_known_extensions=false", nil)
+	connector, err := duck.NewConnector()
 	if err != nil {
 		return nil, err
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
-	if _, err := duck.CreateViews(ctx, db, dir); err != nil {
+	if _, err := duck.CreateViews(ctx, db, dir, duck.ReaderViews); err != nil {
 		return nil, err
 	}
-	if _, err := duck.CreateViews(ctx, db, merged); err != nil {
+	if _, err := duck.CreateViews(ctx, db, merged, duck.ReaderViews); err != nil {
 		return nil, err
 	}
 	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {

@@ -3,10 +3,11 @@ package rescore
 import (
 	"sort"
 
+	"empties/internal/classify"
 	"empties/internal/manifest"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
-	"empties/stages/classify"
 )
 
 // judgeIndex holds the judge calls of every re-scored sample.
@@ -25,8 +26,8 @@ func judgeCalls(dir string, m *manifest.Manifest, assigned map[string]manifest.A
 			return nil
 		}
 		p := m.Profiles[a.Eval]
-		isJudge := c.Kind == "judge" && p.Judge.Where == "scorer" ||
-			p.Judge.Where == "solver" && c.Kind == "model_under_test" && !c.IsReply
+		isJudge := c.Kind == vocab.KindJudge && p.Judge.Where == "scorer" ||
+			p.Judge.Where == "solver" && c.Kind == vocab.KindMUT && !c.IsReply
 		if isJudge {
 			k := sampleKey{c.LogID, c.SampleID, c.Epoch}
 			idx.calls[k] = append(idx.calls[k], *c)

@@ -1,14 +1,12 @@
 package rescore
 
 import (
+	"empties/internal/classify"
 	"empties/internal/manifest"
 	"empties/internal/scorevalue"
+	"empties/internal/vocab"
 	"empties/schema"
-	"empties/stages/classify"
 )
-
-// Policies in order.
-var Policies = []string{"P0", "P1", "P2", "P3"}
 
 // Reasons a policy value has (policy_scores.reason).
 const (
@@ -84,10 +82,10 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 		row.Unscored = valueJSON == "NaN"
 		return row
 	}
-	if policy == "P0" {
+	if policy == vocab.P0 {
 		return keep()
 	}
-	if policy == "P3" && r.Class == classify.Error {
+	if policy == vocab.P3 && r.Class == classify.Error {
 		return assign("NaN", ReasonError)
 	}
 	if !rerouted(p, r) {
@@ -100,9 +98,9 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 		return row
 	}
 	switch policy {
-	case "P1":
+	case vocab.P1:
 		return assign(p.Values.Failure, ReasonNonAnswer)
-	case "P2":
+	case vocab.P2:
 		return assign("NaN", ReasonNonAnswer)
 	}
 	switch r.Class { // P3

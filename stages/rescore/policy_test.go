@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"empties/internal/manifest"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -53,15 +54,15 @@ func TestPoliciesBySeedTable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := replyFacts{Reply: c.r, Logged: c.logged, JudgeCalls: c.judgeCalls}
 			for i, w := range []want{c.p0, c.p1, c.p2, c.p3} {
-				row := apply(Policies[i], c.p, f)
+				row := apply(vocab.Policies[i], c.p, f)
 				if row.ValueJSON != w.value || row.Reason != w.reason {
-					t.Errorf("%s: %s (%s), want %s (%s)", Policies[i], row.ValueJSON, row.Reason, w.value, w.reason)
+					t.Errorf("%s: %s (%s), want %s (%s)", vocab.Policies[i], row.ValueJSON, row.Reason, w.value, w.reason)
 				}
 				if row.Unscored != (w.value == "NaN") {
-					t.Errorf("%s: unscored %v with value %s", Policies[i], row.Unscored, w.value)
+					t.Errorf("%s: unscored %v with value %s", vocab.Policies[i], row.Unscored, w.value)
 				}
 				if row.Rerouted != (i > 0 && w.reason != "logged" && w.reason != "needs_judge" && !(c.r.Class == "error" && i < 3)) {
-					t.Errorf("%s: rerouted %v", Policies[i], row.Rerouted)
+					t.Errorf("%s: rerouted %v", vocab.Policies[i], row.Rerouted)
 				}
 			}
 		})

@@ -15,8 +15,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/logset"
 	"empties/internal/manifest"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -119,7 +121,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		if p.Judge.Where == "solver" && r.MUTCalls > 1 {
 			f.JudgeCalls = r.MUTCalls - 1
 		}
-		for _, pol := range Policies {
+		for _, pol := range vocab.Policies {
 			row := apply(pol, p, f)
 			row.LogID, row.Eval, row.Route, row.Arm = r.LogID, a.Eval, a.Route, a.Arm
 			row.SampleID, row.Epoch = r.SampleID, r.Epoch
@@ -216,7 +218,7 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	out := map[string]manifest.Assigned{}
 	var unmatched []string
 	for _, l := range logs {
-		if l.SetStatus == "superseded" {
+		if l.SetStatus == logset.Superseded {
 			continue // another log holds its samples (ingest's log set): no assignment, no scores
 		}
 		info := manifest.LogInfo{Path: l.Path, Task: l.Task, Model: l.Model, Tags: l.Tags}
@@ -267,7 +269,7 @@ func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads 
 	for _, n := range counts {
 		total += n
 	}
-	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(Policies))
+	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(vocab.Policies))
 	if len(unmatched) > 0 {
 		fmt.Fprintf(w, "%d logs match no eval profile (replies and classes kept; not re-scored):\n", len(unmatched))
 		for _, p := range unmatched {

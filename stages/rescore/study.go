@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"empties/internal/classify"
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
 )
 
 // studyTables writes the tables that describe the study itself (routes,

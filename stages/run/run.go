@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/measures"
 	"empties/stages/analyze"
 	"empties/stages/check"
 	"empties/stages/decide"
@@ -77,7 +78,7 @@ Examples:
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
 			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
-			&cli.IntFlag{Name: "examples-per-class", Value: analyze.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
+			&cli.IntFlag{Name: "examples-per-class", Value: measures.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
 			&cli.StringFlag{Name: cliutil.ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`; without one, the stages and measures that need it are skipped"},
 			&cli.BoolFlag{Name: cliutil.AllowPreregMismatchFlag, Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
 		},

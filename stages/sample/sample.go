@@ -20,11 +20,11 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
 
+	"empties/internal/classify"
 	"empties/internal/cliutil"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/classify"
 )
 
 // Options configure a draw.

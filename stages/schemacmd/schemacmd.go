@@ -12,9 +12,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/measures"
+	"empties/internal/vocab"
 	"empties/schema"
 	sqlfiles "empties/sql"
-	"empties/stages/analyze"
 )
 
 // Options configure the schema command.
@@ -62,10 +63,20 @@ type table struct {
 // allTables lists the stages' tables, then the analysis outputs.
 func allTables() ([]table, error) {
 	var out []table
-	for _, t := range schema.Tables() {
-		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), t.Columns()})
+	values := map[string][]string{}
+	for _, c := range vocab.Columns() {
+		values[c.Table+"."+c.Column] = c.Values
 	}
-	suite, err := analyze.LoadSuite(sqlfiles.FS)
+	for _, t := range schema.Tables() {
+		cols := t.Columns()
+		for i, c := range cols {
+			if v, ok := values[t.Name+"."+c.Name]; ok {
+				cols[i].Doc += "; one of " + strings.Join(v, ", ")
+			}
+		}
+		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), cols})
+	}
+	suite, err := measures.LoadSuite(sqlfiles.FS)
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +141,10 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 		}
 	case "json":
 		out := struct {
-			Version    int        `json:"version"`
-			Tables     []table    `json:"tables"`
-			Vocabulary Vocabulary `json:"vocabulary"`
-		}{Version: schema.Version, Tables: tables, Vocabulary: vocabulary()}
+			Version    int              `json:"version"`
+			Tables     []table          `json:"tables"`
+			Vocabulary vocab.Vocabulary `json:"vocabulary"`
+		}{Version: schema.Version, Tables: tables, Vocabulary: vocab.Export()}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err

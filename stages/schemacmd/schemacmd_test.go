@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
+	"empties/internal/classify"
+	"empties/internal/vocab"
 	"empties/schema"
-	"empties/stages/classify"
-	"empties/stages/rescore"
 	"empties/stages/schemacmd"
 )
 
@@ -59,7 +60,7 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Vocabulary schemacmd.Vocabulary `json:"vocabulary"`
+		Vocabulary vocab.Vocabulary `json:"vocabulary"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 	if !slices.Equal(v.Classes, classify.Classes()) || v.Classes[0] != classify.Error || v.Classes[len(v.Classes)-1] != classify.Answer {
 		t.Errorf("classes %v", v.Classes)
 	}
-	if !slices.Equal(v.Policies, rescore.Policies) || len(v.CallKinds) != 3 || len(v.JudgeClasses) != 5 {
+	if !slices.Equal(v.Policies, vocab.Policies) || len(v.CallKinds) != 3 || len(v.JudgeClasses) != 5 {
 		t.Errorf("policies %v, call kinds %v, judge classes %v", v.Policies, v.CallKinds, v.JudgeClasses)
 	}
 	if len(v.Rules) != len(classify.OrderedRules()) || len(v.ErrorForms) != len(classify.ErrorForms) {
@@ -97,4 +98,23 @@ func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A column that holds a vocabulary value names its set, from the code that
+// defines it: `empties schema replies` lists the classes in rule order.
+func TestSchemaNamesEachColumnsSet(t *testing.T) {
+	var out bytes.Buffer
+	if err := schemacmd.Run(context.Background(), schemacmd.Options{Table: "replies", Format: "markdown"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "one of " + strings.Join(classify.Classes(), ", ") + " |"
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "| class |") {
+			if !strings.HasSuffix(line, want) {
+				t.Errorf("replies.class: %q, want it to end %q", line, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no class column in:\n%s", out.String())
 }

@@ -10,9 +10,9 @@ import (
 
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/stages/analyze"
 )
 
 type replyKey struct {
@@ -84,7 +84,7 @@ func (in *inputs) reply(o *schema.ReplyOutcome) *schema.Reply {
 // Judge calls served from the cache say nothing of what a new call costs and
 // are left out of the Part C averages.
 func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manifest) error {
-	return analyze.Query(ctx, dir, analyze.ParamsFrom(m), []string{"priced_calls", "call_cost"}, func(c *sql.Conn) error {
+	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"priced_calls", "call_cost"}, func(c *sql.Conn) error {
 		if err := c.QueryRowContext(ctx, "SELECT coalesce(sum(cost_usd), 0) FROM priced_calls").Scan(&in.spent); err != nil {
 			return fmt.Errorf("select: priced_calls: %w", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	manifestpkg "empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
@@ -277,7 +278,7 @@ func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls, want float64
-	err = analyze.Query(ctx, data, analyze.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
+	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
 		return c.QueryRowContext(ctx, `SELECT count(*), sum(p.cost_usd) FROM priced_calls p
 		  JOIN reply_outcomes o USING (log_id, sample_id, epoch)
 		  WHERE p.role = 'model_under_test' AND NOT p.local_cache AND o.arm = 'default' AND o.part = 'A' AND o.class = 'truncated_empty'`).Scan(&calls, &want)

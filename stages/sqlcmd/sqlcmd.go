@@ -34,7 +34,12 @@ func Command() *cli.Command {
 		Usage:     "run SQL over the tables of a dataset with the embedded DuckDB",
 		ArgsUsage: "QUERY",
 		Description: `Every table of the dataset is a view (logs, replies, scores, model_calls,
-ingest_errors, and the later stages' tables when present).
+ingest_errors, and the later stages' tables when present) over its current
+generation. The views of the declared tables are the typed staging views every
+reader shares (analyze, check, DIR/empties.duckdb and the notebook): each
+column cast to the type ` + "`empties schema`" + ` prints. They hold every row,
+superseded logs' included (logs.set_status says which; the measures leave those
+out).
 
 Examples:
    empties sql "SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY n DESC" --data data/study

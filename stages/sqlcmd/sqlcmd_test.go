@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
@@ -63,7 +64,7 @@ func TestDatasetPathCharacters(t *testing.T) {
 			if err := analyze.Run(ctx, analyze.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
 				t.Fatalf("analyze: %v", err)
 			}
-			broken, absent, err := analyze.CheckOutputs(ctx, dir)
+			broken, absent, err := measures.CheckOutputs(ctx, dir)
 			if err != nil || len(broken) > 0 || len(absent) > 0 {
 				t.Errorf("checks: broken %v, absent %v, %v", broken, absent, err)
 			}

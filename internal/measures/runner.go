@@ -1,4 +1,4 @@
-package analyze
+package measures
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"empties/internal/duck"
-	"empties/internal/store"
 	"empties/schema"
 )
 
@@ -190,57 +189,24 @@ func (st *Step) where() string {
 	return st.Output + " (built in Go)"
 }
 
-// createSourceViews creates one view per table declared in schema/: over the
-// dataset's Parquet when the table is there, casting every declared column
-// to its declared type (a column missing from the files fails here, naming
-// the table), and otherwise an empty view with the declared columns, so every
-// file runs and a measure without data yields an empty table. It returns the
-// tables present.
-func createSourceViews(ctx context.Context, q querier, dataDir string) (map[string]bool, error) {
-	root, err := store.Current(dataDir) // once: every view reads one generation
+// sourceViews are the views the measures read: the staging view of every
+// table of schema/ (internal/duck), leaving superseded logs' rows out, and
+// an empty view with the declared columns of each table the dataset lacks,
+// so every file runs and a measure without data yields an empty table.
+var sourceViews = duck.Views{Counted: true, Empty: true}
+
+// createSourceViews creates the measures' views over the current generation
+// of the dataset at dataDir and returns the tables present.
+func createSourceViews(ctx context.Context, q querier, dataDir string, v duck.Views) (map[string]bool, error) {
+	found, err := duck.CreateViews(ctx, q, dataDir, v)
 	if err != nil {
 		return nil, err
 	}
 	present := map[string]bool{}
-	for _, t := range schema.Tables() {
-		var cols []string
-		var q2 string
-		if root != "" && store.HasTable(root, t.Name) {
-			for _, c := range t.Columns() {
-				cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", duck.Ident(c.Name), c.Type, duck.Ident(c.Name)))
-			}
-			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s FROM %s",
-				duck.Ident(t.Name), strings.Join(cols, ", "), duck.ReadParquet(root, t.Name))
-			// A superseded log's rows (ingest's log set) are counted by no
-			// measure: every view keyed by log_id leaves them out, except
-			// logs itself, which keeps every file with its set_status so that
-			// log_accounting can say how many were superseded.
-			if t.Name != "logs" && hasColumn(t, "log_id") && store.HasTable(root, "logs") {
-				q2 += fmt.Sprintf(" WHERE log_id NOT IN (SELECT log_id FROM %s WHERE set_status = 'superseded')",
-					duck.ReadParquet(root, "logs"))
-			}
-			present[t.Name] = true
-		} else {
-			for _, c := range t.Columns() {
-				cols = append(cols, fmt.Sprintf("CAST(NULL AS %s) AS %s", c.Type, duck.Ident(c.Name)))
-			}
-			q2 = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s WHERE false", duck.Ident(t.Name), strings.Join(cols, ", "))
-		}
-		if _, err := q.ExecContext(ctx, q2); err != nil {
-			return nil, fmt.Errorf("%s: the %s table does not have the columns schema/ declares (written by an older empties? re-run the stage that writes it): %w",
-				dataDir, t.Name, err)
-		}
+	for _, t := range found {
+		present[t] = true
 	}
 	return present, nil
-}
-
-func hasColumn(t schema.Table, name string) bool {
-	for _, c := range t.Columns() {
-		if c.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // createSourceTables creates empty tables with the declared columns of the

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/classify"
 	"empties/internal/testutil"
-	"empties/stages/classify"
+	classifycmd "empties/stages/classify"
 	"empties/stages/ingest"
 )
 
@@ -75,7 +76,7 @@ func TestGoldenClasses(t *testing.T) {
 	// classify --data recomputes the same classes from the stored fields.
 	before := testutil.Query(t, dir, "SELECT sample_id, class_rule, non_answer FROM replies ORDER BY ALL")
 	var out bytes.Buffer
-	if err := classify.Run(context.Background(), classify.Options{Data: dir}, &out); err != nil {
+	if err := classifycmd.Run(context.Background(), classifycmd.Options{Data: dir}, &out); err != nil {
 		t.Fatal(err)
 	}
 	after := testutil.Query(t, dir, "SELECT sample_id, class_rule, non_answer FROM replies ORDER BY ALL")

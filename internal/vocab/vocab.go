@@ -1,14 +1,63 @@
-package schemacmd
+// Package vocab is the closed sets of values the tables use: the policies
+// and call kinds, defined here, and the reply classes, classifier rules,
+// error forms, non-answer rule and judge classes of internal/classify, all
+// exported together by `empties schema --format json`. Stages, checks and
+// scripts read them from here instead of keeping their own copies.
+package vocab
 
-import (
-	"empties/stages/classify"
-	"empties/stages/ingest"
-	"empties/stages/rescore"
+import "empties/internal/classify"
+
+// The routing policies (policy_scores.policy); stages/rescore applies them.
+const (
+	P0 = "P0"
+	P1 = "P1"
+	P2 = "P2"
+	P3 = "P3"
 )
 
-// Vocabulary is the closed sets of values the tables use, each from the code
-// that defines it, exported with the tables by `empties schema --format json`
-// so scripts (scripts/fixtures/classify_fixtures.py) and checks read them
+// Policies are the routing policies, in order.
+var Policies = []string{P0, P1, P2, P3}
+
+// Call kinds (model_calls.kind): whose call a model event is.
+const (
+	KindMUT   = "model_under_test"
+	KindJudge = "judge"
+	KindOther = "other"
+)
+
+// CallKinds are the call kinds in order.
+var CallKinds = []string{KindMUT, KindJudge, KindOther}
+
+// Column is a column of schema/ whose every value is one of a closed set.
+type Column struct {
+	Table, Column string
+	Values        []string
+}
+
+// Columns are the columns that hold a value of the vocabulary: `empties
+// schema` names each one's set in its doc, and `empties check` verifies that
+// every value in the dataset is one of it (NULL is allowed where the column
+// is nullable).
+func Columns() []Column {
+	classes, judge := classify.Classes(), classify.JudgeClasses()
+	return []Column{
+		{"replies", "class", classes},
+		{"model_calls", "kind", CallKinds},
+		{"model_calls", "judge_class", judge},
+		{"policy_scores", "policy", Policies},
+		{"policy_scores", "class", classes},
+		{"headlines", "policy", Policies},
+		{"judge_verdicts", "judge_class", judge},
+		{"judge_verdicts", "reply_class", classes},
+		{"reply_outcomes", "class", classes},
+		{"reruns", "orig_class", classes},
+		{"reruns", "rerun_class", classes},
+		{"judge_tests", "judge_class", judge},
+	}
+}
+
+// Vocabulary is every closed set, as `empties schema --format json` exports
+// it so scripts (scripts/fixtures/classify_fixtures.py) and checks read them
 // instead of keeping their own copies.
 type Vocabulary struct {
 	ClassifierVersion string      `json:"classifier_version"` // classify.Version, part of every class_rule
@@ -46,15 +95,15 @@ type NonAnswer struct {
 	UnlessToolsOffered []string `json:"unless_tools_offered"`
 }
 
-// vocabulary collects the sets from their packages.
-func vocabulary() Vocabulary {
+// Export collects the sets from the code that defines them.
+func Export() Vocabulary {
 	v := Vocabulary{
 		ClassifierVersion: classify.Version,
 		Classes:           classify.Classes(),
 		NonAnswer:         NonAnswer{Classes: classify.NonAnswerClasses()},
 		JudgeClasses:      classify.JudgeClasses(),
-		Policies:          rescore.Policies,
-		CallKinds:         []string{ingest.KindMUT, ingest.KindJudge, ingest.KindOther},
+		Policies:          Policies,
+		CallKinds:         CallKinds,
 	}
 	offered, notOffered := true, false
 	for _, c := range v.Classes {

@@ -1,4 +1,4 @@
-package analyze
+package measures
 
 import (
 	"bytes"
@@ -164,7 +164,7 @@ func writeBenchDataset(b *testing.B, dir string) {
 // checks and the Parquet outputs — over one million replies and the tables
 // that go with them (4 million policy scores, 1.5 million model calls).
 //
-//	go test -run '^$' -bench AnalyzeMillionReplies -benchtime 1x ./stages/analyze/
+//	go test -run '^$' -bench AnalyzeMillionReplies -benchtime 1x ./internal/measures/
 func BenchmarkAnalyzeMillionReplies(b *testing.B) {
 	dir := b.TempDir()
 	start := time.Now()

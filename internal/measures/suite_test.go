@@ -1,14 +1,18 @@
-package analyze
+package measures
 
 import (
 	"context"
 	"io/fs"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"empties/internal/classify"
+	"empties/internal/vocab"
 	sqlfiles "empties/sql"
 )
 
@@ -64,7 +68,7 @@ func TestEveryOutputOnMissingInputs(t *testing.T) {
 	s := loadSuite(t)
 	ctx := context.Background()
 	conn := testDB(t)
-	if _, err := createSourceViews(ctx, conn, t.TempDir()); err != nil {
+	if _, err := createSourceViews(ctx, conn, t.TempDir(), sourceViews); err != nil {
 		t.Fatal(err)
 	}
 	r, err := newRunner(ctx, conn, testParams, map[string]bool{})
@@ -193,5 +197,40 @@ func TestSuiteOrder(t *testing.T) {
 				t.Errorf("%s runs before %s, which it reads", st.Output, n)
 			}
 		}
+	}
+}
+
+// A value of the vocabulary the SQL names (class = 'truncated_empty',
+// policy = 'P3', judge_class <> 'usable', role = 'model_under_test') is one
+// the code defines (internal/vocab): a renamed class or policy fails here,
+// not as a measure that silently counts nothing.
+func TestSQLNamesOnlyVocabularyValues(t *testing.T) {
+	sets := map[string][]string{
+		"class": classify.Classes(), "orig_class": classify.Classes(), "rerun_class": classify.Classes(), "reply_class": classify.Classes(),
+		"judge_class": classify.JudgeClasses(), "policy": vocab.Policies, "role": vocab.CallKinds,
+	}
+	cmp := regexp.MustCompile(`\b(class|orig_class|rerun_class|reply_class|judge_class|policy|role)\s*(?:=|<>|!=|(?i:not\s+in|in))\s*\(?\s*('[^']*'(?:\s*,\s*'[^']*')*)`)
+	lit := regexp.MustCompile(`'([^']*)'`)
+	files, err := fs.Glob(sqlfiles.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, f := range files {
+		b, err := fs.ReadFile(sqlfiles.FS, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range cmp.FindAllStringSubmatch(string(b), -1) {
+			for _, l := range lit.FindAllStringSubmatch(m[2], -1) {
+				named++
+				if !slices.Contains(sets[m[1]], l[1]) {
+					t.Errorf("sql/%s: %s compared with %q, which is none of %v", f, m[1], l[1], sets[m[1]])
+				}
+			}
+		}
+	}
+	if named < 10 {
+		t.Errorf("only %d vocabulary values found in sql/: the pattern no longer reads the files", named)
 	}
 }

@@ -1,4 +1,4 @@
-package analyze
+package measures
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestSourceViewsExcludeSupersededLogs(t *testing.T) {
 			(SELECT count(*) FROM scores JOIN logs USING (log_id) WHERE set_status = 'counted'),
 			(SELECT count(*) FROM logs), (SELECT count(*) FROM replies)`)[0]
 		conn := testDB(t)
-		if _, err := createSourceViews(ctx, conn, dir); err != nil {
+		if _, err := createSourceViews(ctx, conn, dir, sourceViews); err != nil {
 			t.Fatal(err)
 		}
 		var logs, replies, scores string

@@ -1,4 +1,4 @@
-package analyze_test
+package measures_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"empties/stages/analyze"
+	"empties/internal/measures"
 )
 
 // call_cost is the one price of a call (the cost table and `empties select`
@@ -15,7 +15,7 @@ import (
 // given) and the rest of the output at the output price.
 func TestCallCost(t *testing.T) {
 	ctx := context.Background()
-	p := analyze.Params{Level: 0.95, Seed: 1, Resamples: 100}
+	p := measures.Params{Level: 0.95, Seed: 1, Resamples: 100}
 	for _, c := range []struct {
 		name                                  string
 		in, cacheRead, cacheWrite, out, reasn any
@@ -31,7 +31,7 @@ func TestCallCost(t *testing.T) {
 		{"null counts are zero", nil, nil, nil, 1e6, nil, 1, 0.1, 4, 10, 4},
 	} {
 		var got float64
-		err := analyze.Query(ctx, t.TempDir(), p, []string{"call_cost"}, func(conn *sql.Conn) error {
+		err := measures.Query(ctx, t.TempDir(), p, []string{"call_cost"}, func(conn *sql.Conn) error {
 			return conn.QueryRowContext(ctx, "SELECT call_cost($1::BIGINT, $2::BIGINT, $3::BIGINT, $4::BIGINT, $5::BIGINT, $6, $7, $8, $9)",
 				c.in, c.cacheRead, c.cacheWrite, c.out, c.reasn, c.pIn, c.pCacheRead, c.pOut, c.pReasoning).Scan(&got)
 		})

@@ -1,4 +1,4 @@
-package analyze
+package measures
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"empties/internal/bootstrap"
-	"empties/stages/classify"
+	"empties/internal/classify"
 )
 
 // builder builds a step in Go. skip is true when the step's inputs are
@@ -26,7 +26,7 @@ var builtins = []struct {
 }{
 	{Header{Output: "reply_classes", Kind: KindTable,
 		Grain:   "one row per reply class, in the seed's first-match order (is_reply: false for error and no_choices, which are no reply at all)",
-		Measure: "Reply classes (pre-registration §3 \"Reply classes\"), from stages/classify.Rules"},
+		Measure: "Reply classes (pre-registration §3 \"Reply classes\"), from internal/classify.Rules"},
 		buildReplyClasses},
 	{Header{Output: "route_models", Kind: KindTable,
 		Grain:   "one row per route × log model string",

@@ -1,4 +1,4 @@
-package analyze
+package measures
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func Query(ctx context.Context, dataDir string, p Params, names []string, fn fun
 		return err
 	}
 	defer conn.Close()
-	present, err := createSourceViews(ctx, conn, dataDir)
+	present, err := createSourceViews(ctx, conn, dataDir, sourceViews)
 	if err != nil {
 		return err
 	}
