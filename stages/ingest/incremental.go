@@ -47,9 +47,9 @@ import (
 	"strings"
 	"sync"
 
+	"empties/internal/classify"
 	"empties/internal/store"
 	"empties/schema"
-	"empties/internal/classify"
 )
 
 // ingestTables are the tables ingest writes.
