@@ -69,8 +69,9 @@ type Log struct {
 
 	file      readerAtCloser
 	zr        *zip.Reader
-	maxMember int64 // Limits.MaxMember
-	noHash    bool  // Source.NoHash
+	maxMember int64                  // Limits.MaxMember
+	noHash    bool                   // Source.NoHash
+	hashLater func() (string, error) // Source.Hash, for FinishHash
 }
 
 // SampleRef names one sample of a log and loads its raw JSON.
@@ -161,7 +162,7 @@ func OpenLimited(p string, lim Limits) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	return open(&Log{Path: p, Size: st.Size(), ModTime: st.ModTime(), file: f, Summaries: -1, maxMember: lim.maxMember()}, nil)
+	return open(&Log{Path: p, Size: st.Size(), ModTime: st.ModTime(), file: f, Summaries: -1, maxMember: lim.maxMember()})
 }
 
 // Source is a log held somewhere other than a local file, an object in a
@@ -173,9 +174,11 @@ type Source struct {
 	// ReaderAt reads the log's bytes; the zip's central directory and the
 	// members are read through it, each in one call.
 	ReaderAt io.ReaderAt
-	// Stream, if set, reads the whole log from its start in one request; it
-	// hashes an .eval log, which ReaderAt would fetch range by range.
-	Stream func() (io.ReadCloser, error)
+	// Hash, if set, gives an .eval log's SHA-256 in place of reading the
+	// whole log through ReaderAt as it opens: Log.FinishHash calls it, once
+	// the samples are read. internal/objstore hashes an object as it
+	// downloads it for the member reads, so that each byte is fetched once.
+	Hash func() (string, error)
 	// Close releases what the source holds, once the log is closed.
 	Close func() error
 	// NoHash leaves an .eval log's SHA256 empty, so that opening it reads
@@ -185,8 +188,8 @@ type Source struct {
 
 // OpenSource opens a log from a Source, as OpenLimited opens a file.
 func OpenSource(src Source, lim Limits) (*Log, error) {
-	l := &Log{Path: src.Name, Size: src.Size, ModTime: src.ModTime, file: sourceFile{src}, Summaries: -1, maxMember: lim.maxMember(), noHash: src.NoHash}
-	return open(l, src.Stream)
+	l := &Log{Path: src.Name, Size: src.Size, ModTime: src.ModTime, file: sourceFile{src}, Summaries: -1, maxMember: lim.maxMember(), noHash: src.NoHash, hashLater: src.Hash}
+	return open(l)
 }
 
 // readerAtCloser is what a log is read from: an *os.File or a sourceFile.
@@ -207,8 +210,8 @@ func (s sourceFile) Close() error {
 }
 
 // open reads the header and lists the samples of l, whose file is open; on
-// an error it closes the file. stream, if set, is how an .eval is hashed.
-func open(l *Log, stream func() (io.ReadCloser, error)) (*Log, error) {
+// an error it closes the file.
+func open(l *Log) (*Log, error) {
 	f, p := l.file, l.Path
 	var err error
 	var magic [4]byte
@@ -216,7 +219,7 @@ func open(l *Log, stream func() (io.ReadCloser, error)) (*Log, error) {
 	switch {
 	case n == 4 && string(magic[:]) == "PK\x03\x04", strings.HasSuffix(p, ".eval") && n == 4 && string(magic[:]) == "PK\x05\x06":
 		l.Format = FormatEval
-		if err = l.hash(stream); err == nil {
+		if err = l.hash(); err == nil {
 			err = l.openZip()
 		}
 	case firstNonSpace(f) == '{':
@@ -234,28 +237,29 @@ func open(l *Log, stream func() (io.ReadCloser, error)) (*Log, error) {
 	return l, nil
 }
 
-func (l *Log) hash(stream func() (io.ReadCloser, error)) error {
-	if l.noHash {
+func (l *Log) hash() error {
+	if l.noHash || l.hashLater != nil {
 		return nil
 	}
 	h := sha256.New()
-	var r io.Reader = io.NewSectionReader(l.file, 0, l.Size)
-	if stream != nil {
-		rc, err := stream()
-		if err != nil {
-			return err
-		}
-		defer rc.Close()
-		r = rc
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(l.file, 0, l.Size), make([]byte, 1<<20)); err != nil {
+		return err
 	}
-	n, err := io.CopyBuffer(h, r, make([]byte, 1<<20))
+	l.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+// FinishHash fills in SHA256 when the log's Source defers it (Source.Hash);
+// call it once the samples are read. Otherwise it does nothing.
+func (l *Log) FinishHash() error {
+	if l.hashLater == nil || l.SHA256 != "" || l.noHash || l.Format != FormatEval {
+		return nil
+	}
+	sum, err := l.hashLater()
 	if err != nil {
 		return err
 	}
-	if stream != nil && n != l.Size {
-		return fmt.Errorf("read %d bytes where the file holds %d: it changed while being read", n, l.Size)
-	}
-	l.SHA256 = hex.EncodeToString(h.Sum(nil))
+	l.SHA256 = sum
 	return nil
 }
 

@@ -16,20 +16,34 @@ const HeaderOnly = true
 
 // OpenLog opens a listed object as a log; Log.Path is its URL.
 //
-// An .eval log is read in place: its central directory and each member
-// through ranged GETs as they are needed, and, unless headerOnly, its
-// SHA-256 from one streaming GET of the whole object. Any other object (a
-// .json log) is streamed once, in one GET, into an unlinked temporary file
-// that the scan and the later sample reads share: a .json log is read
-// front to back whatever is needed of it.
+// An .eval log is read in place. Header-only, only its central directory
+// and header members are fetched, through ranged GETs. Otherwise each of
+// its bytes is fetched once (spool.go): the central directory and header
+// as for a header-only read, then, from the first sample read on, the rest
+// of the object in order into an unlinked temporary file that the member
+// reads are served from as it fills; Log.FinishHash gives its SHA-256 once
+// the download ends. Any other object (a .json log) is streamed once, in
+// one GET, into an unlinked temporary file that the scan and the later
+// sample reads share: a .json log is read front to back whatever is needed
+// of it.
 func (c *Client) OpenLog(ctx context.Context, o Object, lim evallog.Limits, headerOnly bool) (*evallog.Log, error) {
 	if strings.HasSuffix(o.Key, ".eval") {
-		r := c.Open(ctx, o)
-		return evallog.OpenSource(evallog.Source{
-			Name: o.URL, Size: o.Size, ModTime: o.LastModified, ReaderAt: r,
-			Stream: func() (io.ReadCloser, error) { return c.Stream(ctx, o) },
-			NoHash: headerOnly,
-		}, lim)
+		src := evallog.Source{Name: o.URL, Size: o.Size, ModTime: o.LastModified}
+		if headerOnly {
+			src.ReaderAt, src.NoHash = c.Open(ctx, o), true
+			return evallog.OpenSource(src, lim)
+		}
+		s, err := c.openSpool(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		src.ReaderAt, src.Hash, src.Close = s, s.Hash, s.Close
+		l, err := evallog.OpenSource(src, lim) // closes s on an error
+		if err != nil {
+			return nil, err
+		}
+		s.sequential()
+		return l, nil
 	}
 	f, err := c.spool(ctx, o)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package objstore reads logs from S3 and S3-compatible object storage:
 // it lists the objects under an s3://bucket/prefix/ URL and reads one
-// object through ranged GETs (an .eval log's central directory, then its
-// members, each in a few requests) or streams it whole in one GET (a .json
-// log, and the hash of an .eval).
+// object: an .eval log's central directory and header through ranged GETs,
+// then the whole object once, in order, into a temporary file that the
+// member reads are served from as it fills (spool.go); a .json log in one
+// GET.
 //
 // Credentials, region and endpoint come from the standard AWS environment
 // and configuration files, as the AWS CLI and inspect_ai's s3fs read them:
@@ -167,7 +168,21 @@ func (c *Client) Stream(ctx context.Context, o Object) (io.ReadCloser, error) {
 
 // get reads [off, off+n) of an object into p (len(p) == n).
 func (c *Client) get(ctx context.Context, o Object, p []byte, off int64) error {
-	rng := fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)
+	body, err := c.getRange(ctx, o, off, int64(len(p)))
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	if _, err := io.ReadFull(body, p); err != nil {
+		return fmt.Errorf("%s: reading bytes %d-%d: %w", o.URL, off, off+int64(len(p))-1, err)
+	}
+	return nil
+}
+
+// getRange returns the body of one GET of [off, off+n) of an object, as
+// listed (If-Match on its ETag).
+func (c *Client) getRange(ctx context.Context, o Object, off, n int64) (io.ReadCloser, error) {
+	rng := fmt.Sprintf("bytes=%d-%d", off, off+n-1)
 	in := &s3.GetObjectInput{Bucket: &o.Bucket, Key: &o.Key, Range: &rng}
 	if o.ETag != "" {
 		in.IfMatch = aws.String(`"` + o.ETag + `"`)
@@ -175,15 +190,22 @@ func (c *Client) get(ctx context.Context, o Object, p []byte, off int64) error {
 	out, err := c.s3.GetObject(ctx, in)
 	c.requests.Add(1)
 	if err != nil {
-		return c.describe(o.URL, err)
+		return nil, c.describe(o.URL, err)
 	}
-	defer out.Body.Close()
-	n, err := io.ReadFull(out.Body, p)
-	c.bytes.Add(int64(n))
-	if err != nil {
-		return fmt.Errorf("%s: reading bytes %d-%d: %w", o.URL, off, off+int64(len(p))-1, err)
+	return countingBody{out.Body, &c.bytes}, nil
+}
+
+// Head returns the first n bytes of an object (fewer if it is shorter), in
+// one GET of exactly them.
+func (c *Client) Head(ctx context.Context, o Object, n int64) ([]byte, error) {
+	p := make([]byte, min(n, o.Size))
+	if len(p) == 0 {
+		return p, nil
 	}
-	return nil
+	if err := c.get(ctx, o, p, 0); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 type countingBody struct {

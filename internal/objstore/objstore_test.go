@@ -3,6 +3,10 @@ package objstore_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -10,7 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"empties/internal/evallog"
 	"empties/internal/objstore"
@@ -111,38 +118,206 @@ func TestAgainstServer(t *testing.T) {
 		}
 	})
 
-	t.Run("full-read-equals-the-file", func(t *testing.T) {
+	// A full read fetches each byte of the object once: the central
+	// directory and header as it opens, the rest in one download that the
+	// member reads wait on and that gives the hash, in either order.
+	for _, hashFirst := range []bool{false, true} {
+		name := "full-read-fetches-the-object-once"
+		if hashFirst {
+			name += "/hash-before-samples"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := newClient(t)
+			l, err := c.OpenLog(ctx, listed(t, c), evallog.Limits{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			atOpen := c.Stats()
+			ref, err := evallog.Open(filepath.Join(local, "big-sample.eval"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			if l.SHA256 != "" {
+				t.Errorf("the hash is known at open (%s), before the download that gives it", l.SHA256)
+			}
+			if hashFirst {
+				if err := l.FinishHash(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if l.Path != "s3://logs/big/big-sample.eval" || len(l.Samples) != len(ref.Samples) {
+				t.Fatalf("opened from S3: path %s, %d samples; from disk: %d samples", l.Path, len(l.Samples), len(ref.Samples))
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, len(l.Samples))
+			for i := range l.Samples {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					a, err := l.Samples[i].Bytes()
+					if err != nil {
+						errs <- err
+						return
+					}
+					b, err := ref.Samples[i].Bytes()
+					if err != nil {
+						errs <- err
+						return
+					}
+					if !bytes.Equal(a, b) {
+						errs <- fmt.Errorf("%s: %d bytes from S3 differ from the %d on disk", l.Samples[i].Member, len(a), len(b))
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if err := l.FinishHash(); err != nil {
+				t.Fatal(err)
+			}
+			if l.SHA256 != ref.SHA256 {
+				t.Errorf("sha256 from S3 %s, from disk %s", l.SHA256, ref.SHA256)
+			}
+			st := c.Stats()
+			ratio := float64(st.Bytes) / float64(len(want))
+			t.Logf("full read of a %d-byte log: %d GETs, %d bytes (%.4f× the object), %d GETs and %d bytes of them as it opened", len(want), st.Requests, st.Bytes, ratio, atOpen.Requests, atOpen.Bytes)
+			if ratio > 1.1 || st.Requests > 8 {
+				t.Errorf("fetched %d bytes in %d GETs for a %d-byte object; want at most 1.1× its size, in at most 8", st.Bytes, st.Requests, len(want))
+			}
+		})
+	}
+
+	t.Run("spool-reads-match-the-object", func(t *testing.T) {
 		c := newClient(t)
-		l, err := c.OpenLog(ctx, listed(t, c), evallog.Limits{}, false)
+		s, err := c.OpenSpool(ctx, listed(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		read := func(rng *rand.Rand) error {
+			n := []int{1, 30, 4096, 70 << 10, 300 << 10}[rng.IntN(5)]
+			off := rng.Int64N(int64(len(want)))
+			buf := make([]byte, n)
+			got, err := s.ReadAt(buf, off)
+			end := min(off+int64(n), int64(len(want)))
+			if got != int(end-off) || !bytes.Equal(buf[:got], want[off:end]) {
+				return fmt.Errorf("bytes differ at %d (%v)", off, err)
+			}
+			if (end < off+int64(n)) != (err == io.EOF) {
+				return fmt.Errorf("ReadAt(%d bytes at %d) of %d: %v; want io.EOF past the end, and only then", n, off, len(want), err)
+			}
+			return nil
+		}
+		rng := rand.New(rand.NewPCG(1, 13))
+		for range 20 { // as the log opens: ranged GETs
+			if err := read(rng); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Sequential()
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := range 8 { // after: waiting on the download
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(g), 14))
+				for range 40 {
+					if err := read(rng); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		sum, err := s.Hash()
+		if want := sha256.Sum256(want); err != nil || sum != hex.EncodeToString(want[:]) {
+			t.Errorf("Hash() = %s, %v; want %x", sum, err, want)
+		}
+		if st := c.Stats(); st.Bytes > int64(len(want)) {
+			t.Errorf("fetched %d bytes in %d GETs for a %d-byte object: a byte was fetched twice", st.Bytes, st.Requests, len(want))
+		}
+	})
+
+	t.Run("cancel-stops-the-download", func(t *testing.T) {
+		c := newClient(t)
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		l, err := c.OpenLog(cctx, listed(t, c), evallog.Limits{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atOpen := c.Stats()
+		var at atomic.Int64
+		defer objstore.SetDownloadHook(func(pos int64) {
+			if pos >= 1<<20 && at.CompareAndSwap(0, pos) {
+				cancel()
+			}
+		})()
+		biggest := l.Samples[0]
+		for _, r := range l.Samples {
+			if r.RawSize() > biggest.RawSize() {
+				biggest = r
+			}
+		}
+		if _, err := biggest.Bytes(); !errors.Is(err, context.Canceled) {
+			t.Errorf("reading %s while the run is cancelled: %v, want context.Canceled", biggest.Member, err)
+		}
+		if err := l.FinishHash(); err == nil {
+			t.Error("FinishHash after cancellation: no error")
+		}
+		l.Close() // waits for the download to stop
+		got := c.Stats().Bytes - atOpen.Bytes
+		t.Logf("cancelled at byte %d of %d: %d bytes downloaded in all", at.Load(), len(want), got)
+		if at.Load() == 0 || got > int64(len(want))/2 {
+			t.Errorf("cancelled at byte %d, the download fetched %d bytes of a %d-byte object; want it stopped within a few chunks", at.Load(), got, len(want))
+		}
+	})
+
+	t.Run("changed-mid-read-is-refused", func(t *testing.T) {
+		bucket, key := "logs", "changing/big-sample.eval"
+		put := func(body []byte) {
+			if _, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: bytes.NewReader(body)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put(want)
+		c := newClient(t)
+		objs, err := c.List(ctx, "s3://logs/changing/")
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("listing: %v %v", objs, err)
+		}
+		l, err := c.OpenLog(ctx, objs[0], evallog.Limits{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		ref, err := evallog.Open(filepath.Join(local, "big-sample.eval"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ref.Close()
-		if l.SHA256 != ref.SHA256 || l.Path != "s3://logs/big/big-sample.eval" || len(l.Samples) != len(ref.Samples) {
-			t.Fatalf("opened from S3: sha %s path %s %d samples; from disk: sha %s %d samples", l.SHA256, l.Path, len(l.Samples), ref.SHA256, len(ref.Samples))
-		}
-		for i := range l.Samples {
-			a, err := l.Samples[i].Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := ref.Samples[i].Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a, b) {
-				t.Fatalf("%s: %d bytes from S3 differ from the %d on disk", l.Samples[i].Member, len(a), len(b))
+		other := bytes.Clone(want)
+		other[len(other)/2] ^= 1 // the same size, another ETag
+		put(other)
+		var failed int
+		for _, r := range l.Samples {
+			if _, err := r.Bytes(); err != nil {
+				failed++
+				if !strings.Contains(err.Error(), "changed") || !strings.Contains(err.Error(), objs[0].URL) {
+					t.Errorf("%s: %v; want an error naming the URL and saying it changed", r.Member, err)
+				}
 			}
 		}
-		st := c.Stats()
-		t.Logf("full read of a %d-byte log: %d GETs, %d bytes (%.2f× the object: one streamed GET hashes it, ranged GETs read the rest)", len(want), st.Requests, st.Bytes, float64(st.Bytes)/float64(len(want)))
-		if st.Bytes > 3*int64(len(want)) {
-			t.Errorf("fetched %d bytes for a %d-byte object", st.Bytes, len(want))
+		if failed == 0 {
+			t.Error("every sample of an object rewritten after the open was read")
+		}
+		if err := l.FinishHash(); err == nil || !strings.Contains(err.Error(), "changed") {
+			t.Errorf("FinishHash of an object rewritten after the open: %v; want an error saying it changed", err)
 		}
 	})
 

@@ -25,6 +25,7 @@ import (
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/evallog"
+	"empties/internal/objstore"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -165,6 +166,9 @@ type Summary struct {
 	Classes map[string]int64
 	Errors  []schema.IngestError
 	Elapsed time.Duration
+	// Fetched counts the GETs made of s3:// objects and the bytes they
+	// returned.
+	Fetched objstore.Stats
 
 	logs        []schema.Log // written once the set rules have run
 	set         setSummary
@@ -728,6 +732,12 @@ func (w *writer) endFile() error {
 	l := w.cur
 	w.cur = nil
 	defer l.Close()
+	if !w.failed {
+		// An object's hash comes from the download its sample reads fed.
+		if err := l.FinishHash(); err != nil {
+			w.fail(l.Path, "", err)
+		}
+	}
 	if w.failed {
 		w.drop()
 		w.prog.file(0)
@@ -912,6 +922,9 @@ func printSummary(w io.Writer, dir string, s *Summary) {
 		fmt.Fprintf(w, "; %d files skipped", s.Skipped)
 	}
 	fmt.Fprintln(w)
+	if s.Fetched.Requests > 0 {
+		fmt.Fprintf(w, "fetched %.1f MB from object storage in %d GETs\n", float64(s.Fetched.Bytes)/1e6, s.Fetched.Requests)
+	}
 	for _, sk := range s.SkippedFiles {
 		fmt.Fprintf(w, "  skipped %s: %s\n", sk.Path, sk.Reason)
 	}

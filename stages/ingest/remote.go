@@ -112,8 +112,8 @@ func (r *remoteLogs) keep(ctx context.Context, o objstore.Object, rel string) (w
 	if o.Size == 0 {
 		return "an empty .json file, not an Inspect log", false
 	}
-	head := make([]byte, min(256, o.Size))
-	if _, err := r.client.Open(ctx, o).ReadAt(head, 0); err != nil {
+	head, err := r.client.Head(ctx, o, 256)
+	if err != nil {
 		return "", true // let ingest report the error
 	}
 	if !opensLikeLog(head) {
@@ -158,8 +158,12 @@ var openObject = func(ctx context.Context, c *objstore.Client, o objstore.Object
 	return c.OpenLog(ctx, o, lim, false)
 }
 
-// report counts each URL that could not be listed as a failed input.
+// report counts each URL that could not be listed as a failed input, and
+// the GETs the run made.
 func (r *remoteLogs) report(sum *Summary, stderr io.Writer) {
+	if r.client != nil {
+		sum.Fetched = r.client.Stats()
+	}
 	for _, e := range r.errs {
 		sum.Files++
 		sum.Failed++

@@ -1,0 +1,18 @@
+package objstore
+
+import "context"
+
+// Spool is a full read of an object, for the tests: OpenSpool opens one as
+// OpenLog does, Sequential ends its open.
+type Spool = spool
+
+func (c *Client) OpenSpool(ctx context.Context, o Object) (*Spool, error) { return c.openSpool(ctx, o) }
+
+func (s *spool) Sequential() { s.sequential() }
+
+// SetDownloadHook calls f after each chunk a download writes, until the
+// returned func restores the default.
+func SetDownloadHook(f func(pos int64)) (restore func()) {
+	downloadHook = f
+	return func() { downloadHook = nil }
+}
