@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +47,29 @@ func TestS3IngestMatchesDisk(t *testing.T) {
 	}
 	if !strings.Contains(s3out, "skipped s3://logs/study/notes.json: a .json file that is not an Inspect log") {
 		t.Errorf("the summary does not name the skipped notes.json:\n%s", s3out)
+	}
+
+	// Each object read is fetched about once: an .eval's hash comes from
+	// the same download its members are read from.
+	var stored int64
+	filepath.WalkDir(local, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(p, ".checkpoints") && !strings.Contains(p, ".hidden") {
+			if fi, err := d.Info(); err == nil {
+				stored += fi.Size()
+			}
+		}
+		return err
+	})
+	var fetchedMB float64
+	var gets int
+	if i := strings.Index(s3out, "fetched "); i < 0 {
+		t.Errorf("the summary does not say what was fetched:\n%s", s3out)
+	} else if _, err := fmt.Sscanf(s3out[i:], "fetched %f MB from object storage in %d GETs", &fetchedMB, &gets); err != nil {
+		t.Errorf("the summary's fetched line: %v\n%s", err, s3out)
+	}
+	t.Logf("fetched %.1f MB in %d GETs for %.1f MB of objects", fetchedMB, gets, float64(stored)/1e6)
+	if fetchedMB > 1.1*float64(stored)/1e6+0.05 { // the summary rounds to 0.1 MB
+		t.Errorf("fetched %.1f MB for %.1f MB of objects; want each byte about once", fetchedMB, float64(stored)/1e6)
 	}
 
 	paths := testutil.Query(t, s3dir, "SELECT path FROM logs ORDER BY path")
