@@ -16,3 +16,10 @@ func SetDownloadHook(f func(pos int64)) (restore func()) {
 	downloadHook = f
 	return func() { downloadHook = nil }
 }
+
+// SetPrefetchBelow sets the size under which a download starts at open.
+func SetPrefetchBelow(n int64) (restore func()) {
+	old := prefetchBelow
+	prefetchBelow = n
+	return func() { prefetchBelow = old }
+}

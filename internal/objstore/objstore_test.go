@@ -120,13 +120,23 @@ func TestAgainstServer(t *testing.T) {
 
 	// A full read fetches each byte of the object once: the central
 	// directory and header as it opens, the rest in one download that the
-	// member reads wait on and that gives the hash, in either order.
-	for _, hashFirst := range []bool{false, true} {
-		name := "full-read-fetches-the-object-once"
-		if hashFirst {
-			name += "/hash-before-samples"
-		}
-		t.Run(name, func(t *testing.T) {
+	// member reads wait on and that gives the hash, in either order, whether
+	// the download starts at the open (a small object) or at the first read.
+	for _, tc := range []struct {
+		name      string
+		lazy      bool
+		hashFirst bool
+	}{
+		{"download-at-open", false, false},
+		{"download-at-open-hash-first", false, true},
+		{"download-at-first-read", true, false},
+		{"download-at-first-read-hash-first", true, true},
+	} {
+		t.Run("full-read-fetches-the-object-once/"+tc.name, func(t *testing.T) {
+			if tc.lazy {
+				defer objstore.SetPrefetchBelow(0)()
+			}
+			hashFirst := tc.hashFirst
 			c := newClient(t)
 			l, err := c.OpenLog(ctx, listed(t, c), evallog.Limits{}, false)
 			if err != nil {
@@ -252,17 +262,19 @@ func TestAgainstServer(t *testing.T) {
 		c := newClient(t)
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		l, err := c.OpenLog(cctx, listed(t, c), evallog.Limits{}, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		atOpen := c.Stats()
 		var at atomic.Int64
 		defer objstore.SetDownloadHook(func(pos int64) {
 			if pos >= 1<<20 && at.CompareAndSwap(0, pos) {
 				cancel()
 			}
 		})()
+		defer objstore.SetPrefetchBelow(0)() // so that the bytes of the open are counted apart
+		o := listed(t, c)
+		l, err := c.OpenLog(cctx, o, evallog.Limits{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atOpen := c.Stats()
 		biggest := l.Samples[0]
 		for _, r := range l.Samples {
 			if r.RawSize() > biggest.RawSize() {
@@ -291,6 +303,7 @@ func TestAgainstServer(t *testing.T) {
 			}
 		}
 		put(want)
+		defer objstore.SetPrefetchBelow(0)() // the download starts after the change
 		c := newClient(t)
 		objs, err := c.List(ctx, "s3://logs/changing/")
 		if err != nil || len(objs) != 1 {

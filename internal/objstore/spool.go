@@ -16,6 +16,13 @@ import (
 // readable at a time.
 const downloadChunk = 1 << 20
 
+// prefetchBelow is the size under which an object's download starts as soon
+// as it is open: the ingest opens logs ahead of the one it decodes, and
+// their downloads then overlap its decoding. A larger object's download
+// starts at its first sample read, so that a log opened ahead costs no
+// temporary disk of its size yet. A variable for the tests.
+var prefetchBelow int64 = 64 << 20
+
 // spool reads one .eval object in full, fetching each byte once: the log's
 // SHA-256 (logs.sha256) needs every byte in order, and the members are read
 // in the order the ingest wants them (by epoch and id), not the order they
@@ -24,12 +31,12 @@ const downloadChunk = 1 << 20
 // While the log opens, a read is a ranged GET, block-aligned with
 // read-ahead as Reader's, into an unlinked temporary file: the magic number
 // at the front, then the central directory, header and summaries at the
-// back. After (sequential), the first read that misses starts the download:
-// the rest of the object, in order, in one GET per uncovered run (usually
-// one), hashed as it arrives and written to the same file; the runs the
-// open fetched are hashed from the file, not fetched again. A read is
-// served from the file as soon as the download covers it, waiting until
-// then; many readers wait and read at once.
+// back. After (sequential), the download: the rest of the object, in order,
+// in one GET per run the open did not fetch (usually one), hashed as it
+// arrives and written to the same file; the runs the open fetched are
+// hashed from the file, not fetched again. A read is served from the file
+// as soon as the download covers it, waiting until then; many readers wait
+// and read at once.
 //
 // Memory stays bounded whatever the object's size; disk does not: the file
 // grows to the object's size, and goes when the log is closed.
@@ -72,10 +79,14 @@ func (c *Client) openSpool(ctx context.Context, o Object) (*spool, error) {
 }
 
 // sequential ends the open: from now on a read that misses waits on the
-// download, which the first such read starts.
+// download, which starts now for an object under prefetchBelow, else with
+// the first such read.
 func (s *spool) sequential() {
 	s.mu.Lock()
 	s.waiting = true
+	if s.obj.Size < prefetchBelow {
+		s.start()
+	}
 	s.mu.Unlock()
 }
 
