@@ -27,7 +27,8 @@
 6. Object storage: the quarter corpus (d.) is copied by inspect_ai's S3
    support into a local versitygw (`make versitygw`; 127.0.0.1, posix backend
    under WORK/s3) and ingested from s3://bench/quarter/ and from disk, --repeat
-   times each, round-robin (rows "s3" and "disk"). Run this part alone,
+   times each, round-robin (rows "s3" and "disk"; the s3 row shows the MB
+   and GETs fetched, from the ingest's summary). Run this part alone,
    on any folder of logs, with --s3-only:
 
     .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench --s3-only --s3-logs ../shared/corpus/wild

@@ -114,8 +114,10 @@ A PATH may be an s3://bucket/prefix/ URL (or one object's): the prefix is
 read as a folder, with credentials, region and endpoint from the standard AWS
 environment and configuration (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_PROFILE, AWS_REGION; AWS_ENDPOINT_URL for an S3-compatible server, then
-addressed by path). logs.path keeps the URL. A URL that cannot be listed is
-an ingest_errors row naming it; the other paths are still read.
+addressed by path). logs.path keeps the URL. Each object is downloaded about
+once, into a temporary file in $TMPDIR as large as the object, removed when
+the log is done. A URL that cannot be listed is an ingest_errors row naming
+it; the other paths are still read.
 
 Memory is bounded by what the logs declare: a member is inflated only up to
 the size the zip's central directory gives it (one byte more is an error),
