@@ -135,6 +135,13 @@ func encodeSnappyChunked(dst, src []byte) []byte {
 }
 
 func newParquetWriter[T any](w io.Writer, codec compress.Codec) *rowWriter[T] {
+	sch := textSchema[T]()
+	return newRowWriter(parquet.NewGenericWriter[T](w, append(writerOptions(sch, codec), sch)...))
+}
+
+// writerOptions are the options of every file empties writes, for rows of
+// the schema sch.
+func writerOptions(sch *parquet.Schema, codec compress.Codec) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(RowsPerGroup),
@@ -146,15 +153,13 @@ func newParquetWriter[T any](w io.Writer, codec compress.Codec) *rowWriter[T] {
 	}
 	// So do the column chunk bounds of the footer, for every text column:
 	// a 50 MB reply made a 200 MB footer. Ids keep theirs, for pruning.
-	sch := textSchema[T]()
-	opts = append(opts, sch)
 	for _, path := range sch.Columns() {
 		leaf, ok := sch.Lookup(path...)
 		if ok && leaf.Node.Type().Kind() == parquet.ByteArray && !strings.HasSuffix(path[len(path)-1], "_id") {
 			opts = append(opts, parquet.SkipPageBounds(path...))
 		}
 	}
-	return newRowWriter(parquet.NewGenericWriter[T](w, opts...))
+	return opts
 }
 
 // Write appends rows.
