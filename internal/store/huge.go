@@ -82,6 +82,7 @@ func (w *rowWriter[T]) writeHuge(row *T) error {
 	// Deconstruct refers to the row's strings; it does not copy them.
 	r := w.Schema().Deconstruct(nil, row)
 	cols := w.ColumnWriters()
+	releaseMemory() // what the text's decoding left behind
 	var err error
 	r.Range(func(i int, values []parquet.Value) bool {
 		// A huge value fills its column buffer past the page size, so
