@@ -83,6 +83,9 @@ func (w *rowWriter[T]) writeHuge(row *T) error {
 	r := w.Schema().Deconstruct(nil, row)
 	cols := w.ColumnWriters()
 	releaseMemory(w.longest(row)) // and what the text's decoding left behind
+	// The row goes to the column writers of the current row group one
+	// column at a time. The row group writer does not count it against
+	// MaxRowsPerRowGroup, which matters not: the row group is flushed next.
 	var err error
 	r.Range(func(i int, values []parquet.Value) bool {
 		// A huge value fills its column buffer past the page size, so
@@ -114,7 +117,7 @@ func (w *rowWriter[T]) writeHuge(row *T) error {
 // pieces), and the peak RSS of the 200 MB reply is 750 MiB instead of
 // 834-900. Below, the page faults of touching that memory again would cost
 // more than writing the text (17 MiB texts: 8 times as long).
-var releaseMemory = func(n int) {
+func releaseMemory(n int) {
 	runtime.GC()
 	if n >= giveBack {
 		debug.FreeOSMemory()
@@ -123,7 +126,7 @@ var releaseMemory = func(n int) {
 	}
 }
 
-var giveBack = 64 << 20
+const giveBack = 64 << 20
 
 // longestText returns a function giving the length of the longest text of
 // a row: its string, *string and []string fields (the tables' rows are flat
