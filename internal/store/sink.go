@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 )
 
@@ -79,7 +78,7 @@ type parts[T any] struct {
 	codec compress.Codec
 	next  int // number of the next file
 	f     *os.File
-	w     *parquet.GenericWriter[T]
+	w     *rowWriter[T]
 	rows  int64 // in the current file
 	limit int64 // rows per file (RowsPerFile)
 }

@@ -14,6 +14,7 @@ package store
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ type Writer[T any] struct {
 	table string
 	path  string
 	f     *os.File
-	w     *parquet.GenericWriter[T]
+	w     *rowWriter[T]
 	rows  int64
 }
 
@@ -101,10 +102,46 @@ func (*fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("snappy: page of %d bytes is too large", len(src))
 	}
+	if len(src) > snappyChunk {
+		return encodeSnappyChunked(dst[:0], src), nil
+	}
 	return s2.EncodeSnappy(slices.Grow(dst[:0], n)[:n], src), nil
 }
 
-func newParquetWriter[T any](w io.Writer, codec compress.Codec) *parquet.GenericWriter[T] {
+// snappyChunk is the page size from which a page is compressed a chunk at a
+// time. EncodeSnappy wants a buffer of MaxEncodedLen, a little more than
+// the page, and growing a slice clears all of it: a page of one 200 MB
+// reply made 230 MB resident to hold 15 MB of output.
+const snappyChunk = 4 << 20
+
+// encodeSnappyChunked appends to dst the Snappy block of src, compressed
+// snappyChunk bytes at a time. A block is its uncompressed length (a
+// varint) and then literals and copies whose offsets reach back into the
+// output decoded so far: so the elements of chunks compressed one by one,
+// concatenated after one length, decode to the chunks concatenated. The
+// output is a valid block (DuckDB and snappy.Decode read it), not the bytes
+// EncodeSnappy would write for the whole page.
+func encodeSnappyChunked(dst, src []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(src)))
+	scratch := make([]byte, s2.MaxEncodedLen(snappyChunk))
+	for len(src) > 0 {
+		c := src[:min(len(src), snappyChunk)]
+		src = src[len(c):]
+		b := s2.EncodeSnappy(scratch, c)
+		_, k := binary.Uvarint(b)
+		dst = append(dst, b[k:]...)
+	}
+	return dst
+}
+
+func newParquetWriter[T any](w io.Writer, codec compress.Codec) *rowWriter[T] {
+	sch := textSchema[T]()
+	return newRowWriter(parquet.NewGenericWriter[T](w, append(writerOptions(sch, codec), sch)...))
+}
+
+// writerOptions are the options of every file empties writes, for rows of
+// the schema sch.
+func writerOptions(sch *parquet.Schema, codec compress.Codec) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(RowsPerGroup),
@@ -116,14 +153,13 @@ func newParquetWriter[T any](w io.Writer, codec compress.Codec) *parquet.Generic
 	}
 	// So do the column chunk bounds of the footer, for every text column:
 	// a 50 MB reply made a 200 MB footer. Ids keep theirs, for pruning.
-	sch := parquet.SchemaOf(new(T))
 	for _, path := range sch.Columns() {
 		leaf, ok := sch.Lookup(path...)
 		if ok && leaf.Node.Type().Kind() == parquet.ByteArray && !strings.HasSuffix(path[len(path)-1], "_id") {
 			opts = append(opts, parquet.SkipPageBounds(path...))
 		}
 	}
-	return parquet.NewGenericWriter[T](w, opts...)
+	return opts
 }
 
 // Write appends rows.

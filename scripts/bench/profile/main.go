@@ -29,6 +29,8 @@ func main() {
 	if *mem != "" {
 		runtime.MemProfileRate = 4096
 		defer func() {
+			// The profile is as of the last GC: one more so it counts all.
+			runtime.GC()
 			f, err := os.Create(*mem)
 			check(err)
 			check(pprof.Lookup("allocs").WriteTo(f, 0))
