@@ -70,8 +70,8 @@ func tableView(d *DecodedSample) string {
 	}
 	for i := range d.Events {
 		e := &d.Events[i]
-		if e.Event != "" && !keptEvents[e.Event] {
-			continue // not read, and not kept by the walk
+		if !keptEvents[e.Event] {
+			continue // not read (the walk keeps an event without a kind, the whole decode any)
 		}
 		fmt.Fprintf(&b, "event %q %q %q %q %v %q %q %q %q %q %q %q %v tools %v %v %+v %q %q %q %v\n", e.Event, e.UUID, e.SpanID, e.Timestamp, e.Pending,
 			e.ID, e.ParentID, e.Type, e.Name, e.Action, e.Model, e.Role, e.InputRefs, e.Tools == nil, len(e.Tools),
