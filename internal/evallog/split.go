@@ -229,22 +229,26 @@ func skipSpace(b []byte, i int) int {
 const maxSkipDepth = 1000
 
 // skipString returns the end (past the closing quote) of the string at b[i].
+// A string the decoder would refuse (a raw control byte, an invalid escape)
+// is refused, as skipped values must be ones the decoder takes.
 func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
+	start := i
 	for i++; ; {
 		i = nextQuoteOrBackslash(b, i)
 		if i < 0 {
 			return 0, false
 		}
 		if b[i] == '"' {
-			return i + 1, true
+			return i + 1, !hasControl(b[start:i])
 		}
-		i += 2
-		if i > len(b) {
+		n := escapeLen(b[i:])
+		if n <= 0 {
 			return 0, false
 		}
+		i += n
 	}
 }
 

@@ -110,7 +110,8 @@ func streamSizes(text, chunk, reads uint8) (int, int, int) {
 // Whatever the bytes of a sample member, decoding it from the member's
 // stream gives the rows the whole decode gives, or ErrNotStreamed, or an
 // error where the whole decode gives one too; and DecodeRef, which ingest
-// calls, gives exactly what the whole decode gives. Texts are cut into
+// calls, and the slim decode of a big sample in memory give exactly what
+// the whole decode gives. Texts are cut into
 // chunks and reads into pieces of the fuzzer's choosing, down to a byte, so
 // that escapes, UTF-8 sequences and refills fall at every place.
 func FuzzStreamDecode(f *testing.F) {
@@ -160,8 +161,20 @@ func FuzzStreamDecode(f *testing.F) {
 		if wantErr == nil {
 			want = tableView(&whole)
 		}
+		from := slimFrom
+		slimFrom = 0 // the walk of a big sample in memory
+		var slim DecodedSample
+		err := slim.Decode(raw, "score")
+		slimFrom = from
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("slim: %v; whole: %v", err, wantErr)
+		} else if err == nil {
+			if got := tableView(&slim); got != want {
+				t.Fatalf("slim rows differ:\n%s\nwhole:\n%s", got, want)
+			}
+		}
 		var streamed DecodedSample
-		err := streamed.DecodeStream(ref, "score")
+		err = streamed.DecodeStream(ref, "score")
 		switch {
 		case errors.Is(err, ErrNotStreamed):
 		case err != nil && wantErr == nil:
