@@ -66,7 +66,7 @@ test: venv java vet chromium fuzz versitygw
 # input is written to internal/evallog/testdata/fuzz/<target>/: commit it with
 # the fix. Minimisation is off so the whole budget goes to new inputs.
 FUZZTIME ?= 10s
-FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins
+FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStreamDecode
 fuzz:
 	@for f in $(FUZZ); do go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 0 ./internal/evallog/ || exit 1; done
 

@@ -1,8 +1,13 @@
 package evallog
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"empties/internal/testutil"
 )
 
 // BenchmarkDecodeSample decodes the samples of one log (EMPTIES_BENCH_LOG,
@@ -58,5 +63,83 @@ func BenchmarkOpenJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 		l.Close()
+	}
+}
+
+// corpusSamples reads the raw samples of the fixture logs and both shared
+// corpora (about 10 MB of real logs), for benchmarks that need no corpus
+// built.
+func corpusSamples(b testing.TB) (raws [][]byte, total int64) {
+	var paths []string
+	for _, dir := range []string{"../../testdata/logs", testutil.SharedCorpus(b), testutil.WildCorpus(b)} {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".eval") || strings.HasSuffix(p, ".json")) && !strings.HasSuffix(p, "EXPECT.json") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range paths {
+		l, err := Open(p)
+		if err != nil {
+			continue // the fixtures of unreadable logs
+		}
+		for _, ref := range l.Samples {
+			if raw, err := ref.Bytes(); err == nil {
+				if _, err := DecodeSample(raw, ""); err == nil {
+					raws = append(raws, raw)
+					total += int64(len(raw))
+				}
+			}
+		}
+		l.Close()
+	}
+	if len(raws) < 300 {
+		b.Fatalf("only %d samples", len(raws))
+	}
+	return raws, total
+}
+
+// BenchmarkDecodeCorpus decodes every sample of the fixtures and corpora
+// whole (as ingest decodes a sample under 8 MiB) and reports MB/s of sample
+// JSON.
+func BenchmarkDecodeCorpus(b *testing.B) {
+	raws, total := corpusSamples(b)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var d DecodedSample
+	for range b.N {
+		for _, raw := range raws {
+			if err := d.Decode(raw, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkLastKeyWins is the repeated-key pass alone over the same samples
+// (none repeats a key): the scan, the rewrite never running.
+func BenchmarkLastKeyWins(b *testing.B) {
+	benchKeyPass(b, lastKeyWins)
+}
+
+// BenchmarkDropRepeatedKeys is the rewrite alone over the same samples,
+// what every decode paid before the scan.
+func BenchmarkDropRepeatedKeys(b *testing.B) {
+	benchKeyPass(b, dropRepeatedKeys)
+}
+
+func benchKeyPass(b *testing.B, pass func([]byte) ([]byte, bool)) {
+	raws, total := corpusSamples(b)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, raw := range raws {
+			if _, changed := pass(raw); changed {
+				b.Fatal("a corpus sample repeats a key")
+			}
+		}
 	}
 }

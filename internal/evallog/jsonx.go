@@ -266,10 +266,22 @@ const maxKeyDepth = 10000
 // where goccy would decode the second into the first (merging two objects
 // field by field, or two lists element by element, or two maps key by
 // key). Keys are compared as decoded. When no object repeats a key (every
-// log inspect_ai writes) it returns data itself and false, having allocated
-// nothing for an object of up to 48 keys; invalid JSON is returned as it is,
-// for the decoder to report.
+// log inspect_ai writes) it returns data itself and false; invalid JSON is
+// returned as it is, for the decoder to report.
+//
+// Every document decoded goes through it, so the common case is a scan
+// (mayRepeatKey) several times faster than the rewrite, which runs only
+// when the scan finds a key that may be repeated.
 func lastKeyWins(data []byte) ([]byte, bool) {
+	if !mayRepeatKey(data) {
+		return data, false
+	}
+	return dropRepeatedKeys(data)
+}
+
+// dropRepeatedKeys is lastKeyWins without the scan first: it allocates
+// nothing for a document whose objects have up to 48 keys and repeat none.
+func dropRepeatedKeys(data []byte) ([]byte, bool) {
 	type frame struct {
 		first int            // index in keys of the object's first key; -1 for an array
 		seen  map[string]int // key → index in keys, for objects of many keys

@@ -229,22 +229,26 @@ func skipSpace(b []byte, i int) int {
 const maxSkipDepth = 1000
 
 // skipString returns the end (past the closing quote) of the string at b[i].
+// A string the decoder would refuse (a raw control byte, an invalid escape)
+// is refused, as skipped values must be ones the decoder takes.
 func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
+	start := i
 	for i++; ; {
 		i = nextQuoteOrBackslash(b, i)
 		if i < 0 {
 			return 0, false
 		}
 		if b[i] == '"' {
-			return i + 1, true
+			return i + 1, !hasControl(b[start:i])
 		}
-		i += 2
-		if i > len(b) {
+		n := escapeLen(b[i:])
+		if n <= 0 {
 			return 0, false
 		}
+		i += n
 	}
 }
 
@@ -302,14 +306,51 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 		j++
 	}
 	switch s := b[i:j]; {
-	case len(s) > 0 && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'):
-		if string(s) == "-Infinity" || s[0] != '-' || len(s) > 1 && s[1] >= '0' && s[1] <= '9' {
-			return j, true
-		}
-	case string(s) == "true", string(s) == "false", string(s) == "null", string(s) == "NaN", string(s) == "Infinity":
+	case isNumber(s):
+		return j, true
+	case string(s) == "true", string(s) == "false", string(s) == "null", string(s) == "NaN", string(s) == "Infinity", string(s) == "-Infinity":
 		return j, true
 	}
 	return 0, false
+}
+
+// isNumber reports whether s is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?
+// ([eE][+-]?[0-9]+)?. A value skipped must be one the decoder would take,
+// or the walk would accept a sample that decoding whole refuses.
+func isNumber(s []byte) bool {
+	i := 0
+	digits := func() bool {
+		n := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > n
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 func end(open byte) byte {

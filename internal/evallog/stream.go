@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -81,10 +82,30 @@ func (d *DecodedSample) DecodeRef(ref SampleRef, buf []byte, legacyScoreName str
 // set it to 0.
 var streamFrom = 8 << 20
 
+// streamReadMax, when set (by the fuzz target), cuts every read of a
+// sample's stream to that many bytes, so that the walk's refills land
+// everywhere in a small sample.
+var streamReadMax int
+
+type shortReader struct {
+	r io.Reader
+	n int
+}
+
+func (s shortReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }
+
 // openStream returns the raw JSON of the sample as a stream, with the
 // checks appendMember makes: the declared sizes and ratio before anything is
 // read, the size and CRC at the end of the stream.
 func (r SampleRef) openStream() (io.Reader, func(), error) {
+	rd, done, err := r.openMemberStream()
+	if err == nil && streamReadMax > 0 {
+		rd = shortReader{rd, streamReadMax}
+	}
+	return rd, done, err
+}
+
+func (r SampleRef) openMemberStream() (io.Reader, func(), error) {
 	if r.zf == nil {
 		if r.length > r.log.maxMember {
 			return nil, nil, fmt.Errorf("sample of %d bytes is larger than the cap of %d", r.length, r.log.maxMember)
@@ -655,6 +676,9 @@ func (w *streamWalk) str(dst *[]byte, big bool) (int, error) {
 			}
 			if s.buf[j] == '"' {
 				s.pos = j + 1
+				if hasControl(s.buf[from:j]) {
+					return -1, errFallback // invalid JSON, which the decoder reports
+				}
 				if err := emit(s.buf[from:j]); err != nil {
 					return -1, err
 				}
@@ -666,11 +690,18 @@ func (w *streamWalk) str(dst *[]byte, big bool) (int, error) {
 				}
 				return -1, nil
 			}
-			if j+1 >= len(s.buf) {
+			n := escapeLen(s.buf[j:])
+			if n < 0 {
+				return -1, errFallback // an invalid escape, which the decoder reports
+			}
+			if n == 0 {
 				i = j // the escape is read again after the refill
 				break
 			}
-			i = j + 2
+			i = j + n
+		}
+		if hasControl(s.buf[from:i]) {
+			return -1, errFallback
 		}
 		if err := emit(s.buf[from:i]); err != nil {
 			return -1, err
@@ -681,6 +712,50 @@ func (w *streamWalk) str(dst *[]byte, big bool) (int, error) {
 		}
 		from, i = s.pos, s.pos
 	}
+}
+
+// escapeLen is the length of the escape at b[0] (a backslash): 2, or 6 for
+// \uXXXX; 0 when b ends before the escape does; -1 when it is no JSON
+// escape. The decoder refuses a string with an invalid escape, so the walk
+// must not take one in a value it skips.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 {
+			return 0
+		}
+		for _, c := range b[2:6] {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return -1
+			}
+		}
+		return 6
+	}
+	return -1
+}
+
+// hasControl reports whether b holds a byte below 0x20, which no JSON
+// string may hold raw (the decoder refuses it), 8 bytes at a time.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // text consumes a string the tables read as text: a big one is replaced by
