@@ -228,13 +228,14 @@ def main() -> None:
     subset = pick(files, int(a.inspect_mb * 1e6), must)
     quarter = pick(files, total_raw // 4, [])
     out_q = os.path.join(work, "out-quarter")
+    # --full: every run reads every file (a repeat into the same --out would be an incremental no-op)
     runs = interleaved(a.repeat, [
-        ("ingest", [binary, "ingest", corpus_dir, "--out", out_full, "--progress", "never", "--workers", str(workers)],
+        ("ingest", [binary, "ingest", corpus_dir, "--out", out_full, "--full", "--progress", "never", "--workers", str(workers)],
          os.path.join(logs, "ingest"), "a. ingest, full corpus"),
         ("floor", [floor_bin, "-j", str(workers), corpus_dir], os.path.join(logs, "floor"), "b. floor, full corpus"),
         ("inspect", [sys.executable, os.path.join(HERE, "inspect_read.py")] + [f["abs"] for f in subset],
          os.path.join(logs, "inspect"), "c. inspect_ai read_eval_log, subset"),
-        ("ingest_quarter", [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q, "--progress", "never",
+        ("ingest_quarter", [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q, "--full", "--progress", "never",
                             "--workers", str(workers)],
          os.path.join(logs, "ingest-quarter"), "d. ingest, quarter corpus"),
     ])
