@@ -154,16 +154,7 @@ func (c *Client) List(ctx context.Context, rawURL string) ([]Object, error) {
 // Stream reads a whole object in one GET. The object must still be the
 // one listed (If-Match on its ETag), or the read fails.
 func (c *Client) Stream(ctx context.Context, o Object) (io.ReadCloser, error) {
-	in := &s3.GetObjectInput{Bucket: &o.Bucket, Key: &o.Key}
-	if o.ETag != "" {
-		in.IfMatch = aws.String(`"` + o.ETag + `"`)
-	}
-	out, err := c.s3.GetObject(ctx, in)
-	c.requests.Add(1)
-	if err != nil {
-		return nil, c.describe(o.URL, err)
-	}
-	return countingBody{out.Body, &c.bytes}, nil
+	return c.getObject(ctx, o, nil)
 }
 
 // get reads [off, off+n) of an object into p (len(p) == n).
@@ -183,7 +174,13 @@ func (c *Client) get(ctx context.Context, o Object, p []byte, off int64) error {
 // listed (If-Match on its ETag).
 func (c *Client) getRange(ctx context.Context, o Object, off, n int64) (io.ReadCloser, error) {
 	rng := fmt.Sprintf("bytes=%d-%d", off, off+n-1)
-	in := &s3.GetObjectInput{Bucket: &o.Bucket, Key: &o.Key, Range: &rng}
+	return c.getObject(ctx, o, &rng)
+}
+
+// getObject is one counted GET of an object, or of the range rng of it
+// (nil: all of it), as listed (If-Match on its ETag).
+func (c *Client) getObject(ctx context.Context, o Object, rng *string) (io.ReadCloser, error) {
+	in := &s3.GetObjectInput{Bucket: &o.Bucket, Key: &o.Key, Range: rng}
 	if o.ETag != "" {
 		in.IfMatch = aws.String(`"` + o.ETag + `"`)
 	}
