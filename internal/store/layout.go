@@ -581,7 +581,7 @@ func (d *Dataset) Commit(files ...string) error {
 	if err := syncTree(gpath, d.carried); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Join(d.Dir, genDir)); err != nil {
+	if err := syncPath(filepath.Join(d.Dir, genDir)); err != nil {
 		return err
 	}
 	commitStep(4)
@@ -594,7 +594,7 @@ func (d *Dataset) Commit(files ...string) error {
 	if err := os.Rename(tmp, filepath.Join(d.Dir, CurrentLink)); err != nil {
 		return err
 	}
-	if err := syncDir(d.Dir); err != nil {
+	if err := syncPath(d.Dir); err != nil {
 		return err
 	}
 	commitStep(6)
@@ -709,24 +709,17 @@ func syncTree(root string, carried map[string]bool) error {
 			return err
 		}
 		if e.IsDir() {
-			return syncDir(p)
+			return syncPath(p)
 		}
 		if rel, _ := filepath.Rel(root, p); carried[filepath.Dir(rel)] {
 			return nil
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return syncPath(p)
 	})
 }
 
-func syncDir(p string) error {
+// syncPath fsyncs a file or a folder.
+func syncPath(p string) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -760,7 +753,7 @@ func writeSynced(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return syncPath(filepath.Dir(path))
 }
 
 // TableDir returns the folder of a table in the next generation (made if
