@@ -189,7 +189,7 @@ func (c *Client) getObject(ctx context.Context, o Object, rng *string) (io.ReadC
 	if err != nil {
 		return nil, c.describe(o.URL, err)
 	}
-	return countingBody{out.Body, &c.bytes}, nil
+	return countingBody{out.Body, ctx, &c.bytes}, nil
 }
 
 // Head returns the first n bytes of an object (fewer if it is shorter), in
@@ -205,12 +205,20 @@ func (c *Client) Head(ctx context.Context, o Object, n int64) ([]byte, error) {
 	return p, nil
 }
 
+// countingBody counts what a GET's body delivers, and stops delivering as
+// soon as the GET's context is done: the transport closes the connection
+// only when its own goroutine next runs, and until then a read is served
+// from the megabytes a loopback socket may hold.
 type countingBody struct {
 	io.ReadCloser
-	n *atomic.Int64
+	ctx context.Context
+	n   *atomic.Int64
 }
 
 func (b countingBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := b.ReadCloser.Read(p)
 	b.n.Add(int64(n))
 	return n, err

@@ -290,8 +290,11 @@ func TestAgainstServer(t *testing.T) {
 		l.Close() // waits for the download to stop
 		got := c.Stats().Bytes - atOpen.Bytes
 		t.Logf("cancelled at byte %d of %d: %d bytes downloaded in all", at.Load(), len(want), got)
-		if at.Load() == 0 || got > int64(len(want))/2 {
-			t.Errorf("cancelled at byte %d, the download fetched %d bytes of a %d-byte object; want it stopped within a few chunks", at.Load(), got, len(want))
+		// The download fetches from where the open stopped, so it had
+		// fetched fewer than at.Load() bytes when it was cancelled; one
+		// chunk more allows for a read that was under way.
+		if at.Load() == 0 || got > at.Load()+1<<20 {
+			t.Errorf("cancelled at byte %d, the download fetched %d bytes of a %d-byte object; want it stopped within a chunk", at.Load(), got, len(want))
 		}
 	})
 
