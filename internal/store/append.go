@@ -152,22 +152,34 @@ func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, 
 // keepsAll reports whether keep accepts the key of every row of a part file,
 // reading that one column only.
 func keepsAll(src, key string, keep func(string) bool) (bool, error) {
+	all := true
+	err := scanColumn(src, key, func(v []byte) bool {
+		all = keep(string(v))
+		return all
+	})
+	return all && err == nil, err
+}
+
+// scanColumn calls fn with the value of the text column key of every row of
+// a part file, in row order, reading that one column only, until fn returns
+// false. The bytes are valid during the call only.
+func scanColumn(src, key string, fn func([]byte) bool) error {
 	f, err := os.Open(src)
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, err
+		return err
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return false, err
+		return err
 	}
 	col, ok := pf.Schema().Lookup(key)
 	if !ok {
-		return false, fmt.Errorf("no column %q", key)
+		return fmt.Errorf("no column %q", key)
 	}
 	vals := make([]parquet.Value, 1024)
 	for _, rg := range pf.RowGroups() {
@@ -179,15 +191,15 @@ func keepsAll(src, key string, keep func(string) bool) (bool, error) {
 			}
 			if err != nil {
 				pages.Close()
-				return false, err
+				return err
 			}
 			r := p.Values()
 			for {
 				n, err := r.ReadValues(vals)
 				for _, v := range vals[:n] {
-					if !keep(string(v.ByteArray())) {
+					if !fn(v.ByteArray()) {
 						pages.Close()
-						return false, nil
+						return nil
 					}
 				}
 				if errors.Is(err, io.EOF) {
@@ -195,13 +207,13 @@ func keepsAll(src, key string, keep func(string) bool) (bool, error) {
 				}
 				if err != nil {
 					pages.Close()
-					return false, err
+					return err
 				}
 			}
 		}
 		pages.Close()
 	}
-	return true, nil
+	return nil
 }
 
 // partNumber reads n from part-<n>.parquet.

@@ -129,9 +129,31 @@ func releaseMemory(n int) {
 const giveBack = 64 << 20
 
 // longestText returns a function giving the length of the longest text of
+// a row (textLengths).
+func longestText[T any]() func(*T) int {
+	lengths := textLengths[T]()
+	return func(row *T) int {
+		n := 0
+		lengths(row, func(l int) { n = max(n, l) })
+		return n
+	}
+}
+
+// textBytes returns a function giving the length of all the texts of a row
+// together (textLengths).
+func textBytes[T any]() func(*T) int {
+	lengths := textLengths[T]()
+	return func(row *T) int {
+		n := 0
+		lengths(row, func(l int) { n += l })
+		return n
+	}
+}
+
+// textLengths returns a function calling fn with the length of each text of
 // a row: its string, *string and []string fields (the tables' rows are flat
 // structs; texts nested deeper are not looked at).
-func longestText[T any]() func(*T) int {
+func textLengths[T any]() func(row *T, fn func(int)) {
 	type field struct {
 		off  uintptr
 		kind reflect.Kind
@@ -151,24 +173,22 @@ func longestText[T any]() func(*T) int {
 			}
 		}
 	}
-	return func(row *T) int {
-		n := 0
+	return func(row *T, fn func(int)) {
 		for _, f := range fields {
 			p := unsafe.Add(unsafe.Pointer(row), f.off)
 			switch f.kind {
 			case reflect.String:
-				n = max(n, len(*(*string)(p)))
+				fn(len(*(*string)(p)))
 			case reflect.Pointer:
 				if s := *(**string)(p); s != nil {
-					n = max(n, len(*s))
+					fn(len(*s))
 				}
 			case reflect.Slice:
 				for _, s := range *(*[]string)(p) {
-					n = max(n, len(s))
+					fn(len(s))
 				}
 			}
 		}
-		return n
 	}
 }
 

@@ -417,6 +417,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EMPTIES_KILL_DIR") != "" {
 		killedCommit()
 	}
+	if os.Getenv("EMPTIES_COMPACT_KILL_DIR") != "" {
+		killedCompaction()
+	}
 	os.Exit(m.Run())
 }
 

@@ -90,7 +90,7 @@ func newParts[T any](dir string, codec compress.Codec) (*parts[T], error) {
 // newPartsAt numbers its files from first. Past 0 the table already has
 // files (FilterParts), so the first is created only once a row arrives.
 func newPartsAt[T any](dir string, codec compress.Codec, first int) (*parts[T], error) {
-	p := &parts[T]{dir: dir, codec: codec, limit: RowsPerFile, next: first}
+	p := &parts[T]{dir: dir, codec: codec, limit: rowsPerFile, next: first}
 	if first > 0 {
 		return p, nil
 	}
@@ -113,19 +113,29 @@ func (p *parts[T]) open() error {
 // Write appends rows to the current file, first starting the next one if the
 // current one is full.
 func (p *parts[T]) Write(rows []T) error {
+	if err := p.roll(); err != nil {
+		return err
+	}
+	return p.add(rows)
+}
+
+// roll opens a file if none is open and starts the next one if the current
+// one is full.
+func (p *parts[T]) roll() error {
 	if p.w == nil {
-		if err := p.open(); err != nil {
-			return err
-		}
+		return p.open()
 	}
-	if p.rows >= p.limit {
-		if err := p.Close(); err != nil {
-			return err
-		}
-		if err := p.open(); err != nil {
-			return err
-		}
+	if p.rows < p.limit {
+		return nil
 	}
+	if err := p.Close(); err != nil {
+		return err
+	}
+	return p.open()
+}
+
+// add appends rows to the current file (roll opened it), full or not.
+func (p *parts[T]) add(rows []T) error {
 	_, err := p.w.Write(rows)
 	p.rows += int64(len(rows))
 	return err

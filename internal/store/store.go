@@ -37,6 +37,9 @@ const RowsPerGroup = 8 * 1024
 // RowsPerFile starts a new part file once a table's file holds this many rows.
 const RowsPerFile = 4 * 1024 * 1024
 
+// rowsPerFile is RowsPerFile, lowered by tests of big parts.
+var rowsPerFile int64 = RowsPerFile
+
 // Writer writes rows of one table into one staged file.
 type Writer[T any] struct {
 	table string
