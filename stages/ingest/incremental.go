@@ -23,6 +23,14 @@ package ingest
 //     no longer in path order (no reader relies on it; order by a key). logs
 //     and ingest_errors are small and written whole, in path order, exactly
 //     as a full ingest writes them.
+//   - Compaction. So that many small runs do not leave a table of many
+//     small files, once replies, scores or model_calls holds more than
+//     store.MaxSmallParts parts of fewer than store.RowsPerFile rows, the run
+//     rewrites those parts together (--compact: every part) in the order a
+//     full ingest writes them, by the path of their log (compactTables). A
+//     table whose every part is rewritten then holds the files a full ingest
+//     of the same logs writes, byte for byte. No log is read again, and the
+//     compacted parts switch in with the rest of the run's generation.
 //   - The log set (internal/logset) is decided again over every row, kept
 //     and new, from the logs rows alone: a new retry supersedes a kept
 //     attempt, a removed one gives the attempt it superseded back, and
@@ -35,6 +43,7 @@ package ingest
 //     and decide again.
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -189,6 +198,64 @@ func carryTable[T any](ds *store.Dataset, table string, p *plan, logID func(*T) 
 	}
 	next, _, err := store.FilterParts(ds, table, "log_id", keep, logID)
 	return next, err
+}
+
+// compaction is what compactTables did, table by table.
+type compaction []tableCompaction
+
+type tableCompaction struct {
+	table string
+	store.Compacted
+}
+
+// compactTables compacts replies, scores and model_calls in the next
+// generation (store.CompactParts): their small parts once there are too
+// many, every part with all. Rows go in the order of their log in logs,
+// which is path order, the order of a full ingest.
+func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, all bool) (compaction, error) {
+	ranks := make(map[string]int, len(logs))
+	for i, l := range logs {
+		ranks[l.LogID] = i
+	}
+	rank := func(id string) int {
+		if r, ok := ranks[id]; ok {
+			return r
+		}
+		return len(logs) // a row with no logs row (none is written): last
+	}
+	var out compaction
+	if err := compactTable[schema.Reply](ctx, ds, "replies", all, rank, &out); err != nil {
+		return nil, err
+	}
+	if err := compactTable[schema.Score](ctx, ds, "scores", all, rank, &out); err != nil {
+		return nil, err
+	}
+	if err := compactTable[schema.ModelCall](ctx, ds, "model_calls", all, rank, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func compactTable[T any](ctx context.Context, ds *store.Dataset, table string, all bool, rank func(string) int, out *compaction) error {
+	c, err := store.CompactParts[T](ctx, ds, table, "log_id", all, rank)
+	if err == nil && c.Parts > 0 {
+		*out = append(*out, tableCompaction{table, c})
+	}
+	return err
+}
+
+func printCompaction(w io.Writer, c compaction) {
+	if len(c) == 0 {
+		return
+	}
+	var parts, into int
+	tables := make([]string, len(c))
+	for i, t := range c {
+		parts += t.Parts
+		into += t.Into
+		tables[i] = fmt.Sprintf("%s %d into %d", t.table, t.Parts, t.Into)
+	}
+	fmt.Fprintf(w, "compacted %d part files into %d (%s), in the order a full ingest writes\n", parts, into, strings.Join(tables, ", "))
 }
 
 // mergeLogs puts the kept rows and the rows read into path order, the order

@@ -3,6 +3,8 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -254,4 +256,203 @@ func currentGen(t *testing.T, ds string) string {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// compactionFixtures are the logs the compaction test adds one run at a
+// time, and the order their names sort in: each new log lands between the
+// ones already in the dataset, not after them.
+var compactionFixtures = []string{
+	"zstd-basic.eval", "epochs.eval", "attachments.eval", "deflate.eval", "dict-scores.eval",
+	"grader-role.eval", "limits.eval", "nan-scores.eval", "pools-tools.eval", "reasoning.eval",
+	"sample-error.eval", "slash-ids.eval", "stored.eval", "string-ids.json", "int-ids.json",
+	"multiframe-zstd.eval", "output-without-call.eval", "grader-no-role.eval",
+}
+
+var bigTables = []string{"replies", "scores", "model_calls"}
+
+// A study's dataset grown by many small incremental runs (one log added per
+// run, in the middle of the path order; one log rewritten and one removed
+// on the way) keeps at most store.MaxSmallParts part files per table: the
+// run that would leave more rewrites them (and says so), and the table it
+// compacts is then the files a full ingest of the folder writes, byte for
+// byte, read by `SELECT *` in the same row order. No run modifies a file of
+// the generation it starts from (they are hard-linked into the new one).
+// --compact rewrites every part of an unchanged dataset, keeps the later
+// stages' tables (no row changed), and again leaves a full ingest's files.
+func TestIncrementalCompactionMatchesFull(t *testing.T) {
+	logs := t.TempDir()
+	name := func(i int) string {
+		// 0, 17, 1, 16, 2, 15, ...: each name sorts between earlier ones
+		pos := i / 2
+		if i%2 == 1 {
+			pos = len(compactionFixtures) - 1 - i/2
+		}
+		return filepath.Join(logs, fmt.Sprintf("%02d-%s", pos, compactionFixtures[i]))
+	}
+	add := func(i int) {
+		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", compactionFixtures[i]), name(i))
+	}
+	add(0)
+	add(1)
+	ds := t.TempDir()
+	reingest(t, logs, ds, false, false)
+	compactions := 0
+	for i := 2; i < len(compactionFixtures); i++ {
+		step := "add " + compactionFixtures[i]
+		add(i)
+		switch i {
+		case 6: // a log rewritten at the same path: its rows leave their part
+			b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "recovered.eval"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(name(2), b, 0o644)
+		case 9:
+			os.Remove(name(3))
+		}
+		w := witnessGeneration(t, ds)
+		out := reingest(t, logs, ds, false, false)
+		checkGeneration(t, step, w)
+		compacted := compactedTables(t, out)
+		for _, table := range bigTables {
+			n := len(store.TableFiles(ds, table))
+			if n > store.MaxSmallParts {
+				t.Errorf("%s: %s holds %d part files, more than %d", step, table, n, store.MaxSmallParts)
+			}
+			if compacted[table] && n != 1 {
+				t.Errorf("%s: %s compacted into %d parts, want 1", step, table, n)
+			}
+		}
+		if len(compacted) == 0 {
+			continue
+		}
+		compactions++
+		full := t.TempDir()
+		reingest(t, logs, full, true, false)
+		for table := range compacted {
+			sameFiles(t, step, table, ds, full)
+		}
+		sameAsFull(t, step, logs, ds, false)
+	}
+	if compactions == 0 {
+		t.Fatal("no run compacted a table")
+	}
+
+	plant(t, ds, "later_stage") // not a table of schema/: DuckDB views read it as it is
+	w := witnessGeneration(t, ds)
+	var stdout, stderr bytes.Buffer
+	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: ds, Workers: 2, Progress: "never", Compact: true}, &stdout, &stderr)
+	var partial *cliutil.PartialError
+	if err != nil && !errors.As(err, &partial) {
+		t.Fatalf("ingest --compact: %v\n%s", err, stderr.String())
+	}
+	checkGeneration(t, "--compact", w)
+	if c := compactedTables(t, stdout.String()); len(c) != len(bigTables) {
+		t.Errorf("--compact compacted %v, want every big table:\n%s", c, stdout.String())
+	}
+	if !store.HasTable(ds, "later_stage") {
+		t.Error("--compact removed a later stage's table, though no row changed")
+	}
+	full := t.TempDir()
+	reingest(t, logs, full, true, false)
+	for _, table := range bigTables {
+		sameFiles(t, "--compact", table, ds, full)
+	}
+	sameAsFull(t, "--compact", logs, ds, false)
+
+	out := reingest(t, logs, ds, false, false)
+	if !strings.Contains(out, "nothing changed") || strings.Contains(out, "compacted") {
+		t.Errorf("unchanged after --compact: want nothing changed and nothing compacted:\n%s", out)
+	}
+}
+
+// compactedTables reads the tables the summary's compaction line names.
+func compactedTables(t *testing.T, out string) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "compacted ") {
+			continue
+		}
+		_, list, ok := strings.Cut(line, "(")
+		if !ok {
+			t.Fatalf("compaction line %q names no table", line)
+		}
+		list, _, _ = strings.Cut(list, ")")
+		for _, part := range strings.Split(list, ", ") {
+			got[strings.Fields(part)[0]] = true
+		}
+	}
+	return got
+}
+
+// sameFiles checks that a table of ds is the files of the full ingest full,
+// name for name and byte for byte, and reads back in the same row order.
+func sameFiles(t *testing.T, step, table, ds, full string) {
+	t.Helper()
+	got, want := partSums(t, ds, table), partSums(t, full, table)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: %s part files %v, want the full ingest's %v", step, table, got, want)
+	}
+	q := "SELECT * FROM " + table
+	if g, w := fmt.Sprint(testutil.Query(t, ds, q)), fmt.Sprint(testutil.Query(t, full, q)); g != w {
+		t.Errorf("%s: %s differs from a full ingest's, row order included", step, q)
+	}
+}
+
+func partSums(t *testing.T, ds, table string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range store.TableFiles(ds, table) {
+		out[filepath.Base(f)] = sha256File(t, f)
+	}
+	return out
+}
+
+func sha256File(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// witnessGeneration hard-links every file of the current generation into a
+// folder of the test's, with its SHA-256: a run that wrote into one of them
+// in place, instead of writing a new file, would change it under its link.
+func witnessGeneration(t *testing.T, ds string) map[string]string {
+	t.Helper()
+	cur, err := store.Current(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := t.TempDir()
+	out := map[string]string{}
+	err = filepath.WalkDir(cur, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		l := filepath.Join(w, fmt.Sprint(len(out)))
+		if err := os.Link(p, l); err != nil {
+			return err
+		}
+		out[l] = sha256File(t, l)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func checkGeneration(t *testing.T, step string, w map[string]string) {
+	t.Helper()
+	for l, s := range w {
+		if sha256File(t, l) != s {
+			t.Errorf("%s: a file of the previous generation was modified in place", step)
+			return
+		}
+	}
 }

@@ -52,6 +52,11 @@ type Options struct {
 	// Full reads every file again, even into a dataset that holds their
 	// rows; by default only new and changed files are read (incremental.go).
 	Full bool
+	// Compact rewrites every part file of replies, scores and model_calls
+	// of an incremental ingest in the order a full ingest writes; by
+	// default only a table's small parts, once there are too many
+	// (compactTables).
+	Compact bool
 }
 
 // DefaultSpillBytes bounds the rows of one log held in memory.
@@ -94,7 +99,14 @@ found are removed, the others kept, the log set decided again over them all,
 and the summary says: new N, changed N, unchanged N, removed N. A file that
 could not be read is tried again; a file read by another empties version is
 read again. --full reads every file (use it if a tool rewrites logs keeping
-their size and time). When any row changes, the later stages' tables in DIR
+their size and time). A dataset grown by many incremental runs keeps its
+tables in few files: once replies, scores or model_calls holds more than 8
+part files of fewer than 4,194,304 rows, the run rewrites those parts
+together, with their rows in the order a full ingest writes them (no log is
+read again), and the summary says "compacted N part files into M".
+--compact rewrites every part of those tables now; a table all of whose
+parts are rewritten holds the files a full ingest of the same logs writes.
+When any row changes, the later stages' tables in DIR
 (computed from the old rows) are removed: run rescore, analyze and decide
 again; when none does, they are kept. A file that cannot be read is reported
 with the member at fault and left out whole; the others go on, and the exit
@@ -134,6 +146,7 @@ Examples:
    empties ingest logs/ --out data/study
    empties ingest logs/ --out data/study          # again: reads only new and changed logs
    empties ingest logs/ --out data/study --full   # reads every log again
+   empties ingest logs/ --out data/study --compact   # rewrites the part files as a full ingest writes them
    empties ingest run1.eval run2.eval --out /tmp/two-runs
    empties ingest logs/ --out data/study --workers 8
    empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
@@ -147,12 +160,13 @@ Examples:
 			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
 			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
 			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
-			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression of the files this run writes: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write; with --full every file)"},
+			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression of the files this run writes: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write; with --full or --compact every file)"},
+			&cli.BoolFlag{Name: "compact", Usage: fmt.Sprintf("rewrite every part file of replies, scores and model_calls into parts in the order a full ingest writes, reading no log again (default: a table's small parts, once it holds more than %d)", store.MaxSmallParts)},
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts"),
-				Full: c.Bool("full"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
+				Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -278,6 +292,13 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if p != nil {
 		changed, commit = p.changes(rows, sum.Errors)
 	}
+	var compacted compaction // nothing to commit: nothing compacted, unless asked
+	if p != nil && (commit || opts.Compact) {
+		if compacted, err = compactTables(ctx, ds, rows, opts.Compact); err != nil {
+			return err
+		}
+		commit = commit || len(compacted) > 0
+	}
 	var dropped []string
 	if commit {
 		if err := writeLogs(ds, rows); err != nil {
@@ -291,6 +312,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	printSummary(stdout, ds.Dir, sum)
 	if p != nil {
 		printIncremental(stdout, p)
+		printCompaction(stdout, compacted)
 		switch {
 		case !commit:
 			fmt.Fprintf(stdout, "nothing changed: the dataset is as it was\n")
