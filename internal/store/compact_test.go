@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -434,4 +435,109 @@ func killedCompaction() {
 		tb.Fatal(err)
 	}
 	os.Exit(0)
+}
+
+// An interrupted compaction returns the context's error and leaves nothing:
+// the run is not committed, and the current generation is as it was.
+func TestCompactPartsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	d, err := store.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeLogs(t, d, 0, "k00")
+	for _, k := range []string{"k01", "k02", "k03", "k04", "k05", "k06", "k07", "k08"} {
+		if err := d.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		addLogs(t, d, nil, k)
+	}
+	if err := d.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w, old := witness(t, dir), fileSums(t, dir)
+	addLogs(t, d, nil, "k09")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := store.CompactParts[logRow](ctx, d, "t", "log_id", false, rankOf); !errors.Is(err, context.Canceled) {
+		t.Errorf("compaction with a cancelled context: %v, want context.Canceled", err)
+	}
+	d.Close()
+	checkWitness(t, "interrupted", w)
+	if got := fileSums(t, dir); !mapsEqual(got, old) {
+		t.Errorf("after the interrupted run the table is %v, want %v", got, old)
+	}
+}
+
+// BenchmarkCompactParts rewrites nine small parts of 2,000 logs each (five
+// rows of 2 KB texts a log, the parts' logs interleaved in key order) into
+// one; its bytes are the texts', and it reports the part files' size.
+func BenchmarkCompactParts(b *testing.B) {
+	dir := b.TempDir()
+	d, err := store.Create(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("the model said nothing useful here. ", 56)
+	logs := func(part int) [][]logRow {
+		var out [][]logRow
+		for i := range 2000 {
+			key := fmt.Sprintf("k%07d", i*9+part) // the parts interleave in key order
+			var rows []logRow
+			for s := range 5 {
+				rows = append(rows, logRow{key, int64(s), key + text})
+			}
+			out = append(out, rows)
+		}
+		return out
+	}
+	for part := range 9 {
+		next := 0
+		if part > 0 {
+			if next, _, err = store.FilterParts(d, "t", "log_id", nil, func(r *logRow) string { return r.LogID }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s, err := store.NewSinkAt[logRow](d, "t", next)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, rows := range logs(part) {
+			s.Write(rows)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d.Close()
+	var size int64
+	for _, f := range store.TableFiles(dir, "t") {
+		st, _ := os.Stat(f)
+		size += st.Size()
+	}
+	b.SetBytes(int64(9 * 2000 * 5 * (8 + len(text))))
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		d, err := store.Create(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := store.FilterParts(d, "t", "log_id", nil, func(r *logRow) string { return r.LogID }); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c, err := store.CompactParts[logRow](context.Background(), d, "t", "log_id", true, rankOf)
+		if err != nil || c.Parts != 9 || c.Into != 1 {
+			b.Fatal(c, err)
+		}
+		b.StopTimer()
+		d.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(9*2000*5)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(size)/1e6, "MB-of-parts")
 }
