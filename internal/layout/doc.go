@@ -23,9 +23,11 @@
 //     inferred partition columns).
 //   - Part files. Tables the Go stages write (schema/) roll over to a new
 //     part-NNNNN.parquet every store.RowsPerFile rows (an incremental
-//     ingest adds part files for the logs it read beside the kept ones, so
-//     a table may hold many small parts, and row order across parts is not
-//     path order), in row groups of at
+//     ingest adds part files for the logs it read beside the kept ones, and
+//     row order across parts is then not path order; once a table holds
+//     more than store.MaxSmallParts small parts it rewrites them into full
+//     ones in path order, and ingest --compact rewrites every part into the
+//     files a full ingest writes), in row groups of at
 //     most store.RowsPerGroup rows, so an engine splits a big table by file
 //     and streams it by row group; analyze's outputs are one part file each,
 //     written by DuckDB. Pages are Snappy (or zstd with ingest --compression
