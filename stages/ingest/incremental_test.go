@@ -456,3 +456,17 @@ func checkGeneration(t *testing.T, step string, w map[string]string) {
 		}
 	}
 }
+
+// The help text states the compaction threshold the code applies.
+func TestHelpStatesCompactionThreshold(t *testing.T) {
+	help := strings.Join(strings.Fields(ingest.Command().Description), " ")
+	rows := fmt.Sprint(store.RowsPerFile)
+	for i := len(rows) - 3; i > 0; i -= 3 {
+		rows = rows[:i] + "," + rows[i:]
+	}
+	for _, want := range []string{fmt.Sprintf("more than %d part files", store.MaxSmallParts), "fewer than " + rows + " rows"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("ingest help does not say %q", want)
+		}
+	}
+}

@@ -99,14 +99,7 @@ found are removed, the others kept, the log set decided again over them all,
 and the summary says: new N, changed N, unchanged N, removed N. A file that
 could not be read is tried again; a file read by another empties version is
 read again. --full reads every file (use it if a tool rewrites logs keeping
-their size and time). A dataset grown by many incremental runs keeps its
-tables in few files: once replies, scores or model_calls holds more than 8
-part files of fewer than 4,194,304 rows, the run rewrites those parts
-together, with their rows in the order a full ingest writes them (no log is
-read again), and the summary says "compacted N part files into M".
---compact rewrites every part of those tables now; a table all of whose
-parts are rewritten holds the files a full ingest of the same logs writes.
-When any row changes, the later stages' tables in DIR
+their size and time). When any row changes, the later stages' tables in DIR
 (computed from the old rows) are removed: run rescore, analyze and decide
 again; when none does, they are kept. A file that cannot be read is reported
 with the member at fault and left out whole; the others go on, and the exit
@@ -115,6 +108,15 @@ reported (ingest_errors names the sample and the member expected) and the
 exit code is 1; the log's other samples are read. The new tables replace
 the old in one atomic switch: a killed or interrupted run leaves the
 previous tables as they were.
+
+A dataset grown by many incremental runs keeps its tables in few files: once
+replies, scores or model_calls holds more than 8 part files of fewer than
+4,194,304 rows, the run rewrites those parts together, with their rows in the
+order a full ingest writes them (no log is read again), in the same atomic
+switch, and the summary says "compacted N part files into M". --compact
+rewrites every part of those tables now; a table all of whose parts are
+rewritten holds the files a full ingest of the same logs writes, byte for
+byte.
 
 The reply of each sample is the first completed generation of the model
 under test: placeholders (pending events) and failed attempts that were
