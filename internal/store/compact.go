@@ -60,13 +60,16 @@ type Compacted struct {
 // part-00000 when none is left), so when every part is rewritten, and the
 // ranks are those of a full ingest of the same rows, the table's files are
 // the files that full ingest writes, byte for byte (but for a key with
-// more than compactBatchBytes of texts; see there).
+// more than compactBatchBytes of texts; see there). A table this run has
+// not written into the build (FilterParts, a Sink) is left to Commit. It
+// touches nothing of d but that table's folder, so the tables of a run can
+// be compacted at the same time.
 func CompactParts[T any](ctx context.Context, d *Dataset, table, key string, all bool, rank func(string) int) (Compacted, error) {
-	dir, err := d.TableDir(table)
-	if err != nil {
-		return Compacted{}, err
-	}
+	dir := filepath.Join(d.build, finalDir, table)
 	names, err := partNames(dir)
+	if os.IsNotExist(err) {
+		return Compacted{}, nil // not written in this run: Commit links it as it is
+	}
 	if err != nil {
 		return Compacted{}, err
 	}

@@ -46,6 +46,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -223,25 +224,40 @@ func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, al
 		}
 		return len(logs) // a row with no logs row (none is written): last
 	}
+	jobs := []func() (tableCompaction, error){
+		compactTable[schema.Reply](ctx, ds, "replies", all, rank),
+		compactTable[schema.Score](ctx, ds, "scores", all, rank),
+		compactTable[schema.ModelCall](ctx, ds, "model_calls", all, rank),
+	}
+	// A table each on a goroutine of its own, as a full ingest's sinks.
+	var wg sync.WaitGroup
+	res := make([]tableCompaction, len(jobs))
+	errs := make([]error, len(jobs))
+	for i, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = job()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	var out compaction
-	if err := compactTable[schema.Reply](ctx, ds, "replies", all, rank, &out); err != nil {
-		return nil, err
-	}
-	if err := compactTable[schema.Score](ctx, ds, "scores", all, rank, &out); err != nil {
-		return nil, err
-	}
-	if err := compactTable[schema.ModelCall](ctx, ds, "model_calls", all, rank, &out); err != nil {
-		return nil, err
+	for _, c := range res {
+		if c.Parts > 0 {
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }
 
-func compactTable[T any](ctx context.Context, ds *store.Dataset, table string, all bool, rank func(string) int, out *compaction) error {
-	c, err := store.CompactParts[T](ctx, ds, table, "log_id", all, rank)
-	if err == nil && c.Parts > 0 {
-		*out = append(*out, tableCompaction{table, c})
+func compactTable[T any](ctx context.Context, ds *store.Dataset, table string, all bool, rank func(string) int) func() (tableCompaction, error) {
+	return func() (tableCompaction, error) {
+		c, err := store.CompactParts[T](ctx, ds, table, "log_id", all, rank)
+		return tableCompaction{table, c}, err
 	}
-	return err
 }
 
 func printCompaction(w io.Writer, c compaction) {
