@@ -1,6 +1,9 @@
 package objstore
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Spool is a full read of an object, for the tests: OpenSpool opens one as
 // OpenLog does, Sequential ends its open.
@@ -22,4 +25,11 @@ func SetPrefetchBelow(n int64) (restore func()) {
 	old := prefetchBelow
 	prefetchBelow = n
 	return func() { prefetchBelow = old }
+}
+
+// SetResumeWait sets the wait before the first resumed GET.
+func SetResumeWait(d time.Duration) (restore func()) {
+	old := resumeWait
+	resumeWait = d
+	return func() { resumeWait = old }
 }

@@ -151,10 +151,11 @@ func (c *Client) List(ctx context.Context, rawURL string) ([]Object, error) {
 	return out, nil
 }
 
-// Stream reads a whole object in one GET. The object must still be the
-// one listed (If-Match on its ETag), or the read fails.
+// Stream reads a whole object in one GET (more if the connection breaks
+// off). The object must still be the one listed (If-Match on its ETag), or
+// the read fails.
 func (c *Client) Stream(ctx context.Context, o Object) (io.ReadCloser, error) {
-	return c.getObject(ctx, o, nil)
+	return c.getObject(ctx, o, 0, o.Size)
 }
 
 // get reads [off, off+n) of an object into p (len(p) == n).
@@ -173,24 +174,106 @@ func (c *Client) get(ctx context.Context, o Object, p []byte, off int64) error {
 // getRange returns the body of one GET of [off, off+n) of an object, as
 // listed (If-Match on its ETag).
 func (c *Client) getRange(ctx context.Context, o Object, off, n int64) (io.ReadCloser, error) {
-	rng := fmt.Sprintf("bytes=%d-%d", off, off+n-1)
-	return c.getObject(ctx, o, &rng)
+	return c.getObject(ctx, o, off, off+n)
 }
 
-// getObject is one counted GET of an object, or of the range rng of it
-// (nil: all of it), as listed (If-Match on its ETag).
-func (c *Client) getObject(ctx context.Context, o Object, rng *string) (io.ReadCloser, error) {
-	in := &s3.GetObjectInput{Bucket: &o.Bucket, Key: &o.Key, Range: rng}
-	if o.ETag != "" {
-		in.IfMatch = aws.String(`"` + o.ETag + `"`)
+// getObject returns the body of [off, end) of an object, as listed
+// (If-Match on its ETag): one counted GET (of a range unless it is the
+// whole object), and another from where the body broke off should the
+// connection fail while it is read.
+func (c *Client) getObject(ctx context.Context, o Object, off, end int64) (io.ReadCloser, error) {
+	b := &resumingBody{c: c, ctx: ctx, obj: o, pos: off, end: end}
+	if err := b.get(); err != nil {
+		return nil, err
 	}
-	out, err := c.s3.GetObject(ctx, in)
-	c.requests.Add(1)
-	if err != nil {
-		return nil, c.describe(o.URL, err)
-	}
-	return countingBody{out.Body, ctx, &c.bytes}, nil
+	return b, nil
 }
+
+// resumeAttempts is how many GETs in a row may fail, or break off before
+// delivering a byte, before a read gives up; resumeWait the wait before
+// the first of them, doubled for each next one. Variables for the tests.
+var (
+	resumeAttempts = 5
+	resumeWait     = 100 * time.Millisecond
+)
+
+// resumingBody reads [pos, end) of an object. A body that breaks off (a
+// reset connection, a body shorter than its Content-Length) is resumed by
+// a GET of what it had not delivered: every byte is fetched once, and the
+// ETag the GET must match means the bytes are all of one object (a change
+// fails with PreconditionFailed). It stops delivering as soon as its
+// context is done: the transport closes the connection only when its own
+// goroutine next runs, and until then a read is served from the megabytes
+// a loopback socket may hold.
+type resumingBody struct {
+	c        *Client
+	ctx      context.Context
+	obj      Object
+	pos, end int64
+	body     io.ReadCloser
+	failures int // GETs in a row that delivered nothing
+}
+
+func (b *resumingBody) get() error {
+	in := &s3.GetObjectInput{Bucket: &b.obj.Bucket, Key: &b.obj.Key}
+	if b.pos > 0 || b.end < b.obj.Size {
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", b.pos, b.end-1))
+	}
+	if b.obj.ETag != "" {
+		in.IfMatch = aws.String(`"` + b.obj.ETag + `"`)
+	}
+	out, err := b.c.s3.GetObject(b.ctx, in)
+	b.c.requests.Add(1)
+	if err != nil {
+		return b.c.describe(b.obj.URL, err)
+	}
+	b.body = out.Body
+	return nil
+}
+
+func (b *resumingBody) Read(p []byte) (int, error) {
+	for {
+		if err := b.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if b.pos >= b.end {
+			return 0, io.EOF
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		p = p[:min(int64(len(p)), b.end-b.pos)]
+		n, err := b.body.Read(p)
+		b.c.bytes.Add(int64(n))
+		b.pos += int64(n)
+		if n > 0 {
+			b.failures = 0
+		}
+		switch {
+		case err == nil || err == io.EOF && b.pos >= b.end:
+			return n, nil
+		case b.ctx.Err() != nil:
+			return n, b.ctx.Err()
+		case n > 0:
+			return n, nil // the error comes again at the next read
+		}
+		// The body broke off (an early EOF is a short body): resume.
+		b.body.Close()
+		if b.failures++; b.failures >= resumeAttempts {
+			return 0, fmt.Errorf("%s: the connection broke off at byte %d, %d times in a row: %w", b.obj.URL, b.pos, b.failures, err)
+		}
+		select {
+		case <-time.After(resumeWait << (b.failures - 1)):
+		case <-b.ctx.Done():
+			return 0, b.ctx.Err()
+		}
+		if err := b.get(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (b *resumingBody) Close() error { return b.body.Close() }
 
 // Head returns the first n bytes of an object (fewer if it is shorter), in
 // one GET of exactly them.
@@ -203,25 +286,6 @@ func (c *Client) Head(ctx context.Context, o Object, n int64) ([]byte, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// countingBody counts what a GET's body delivers, and stops delivering as
-// soon as the GET's context is done: the transport closes the connection
-// only when its own goroutine next runs, and until then a read is served
-// from the megabytes a loopback socket may hold.
-type countingBody struct {
-	io.ReadCloser
-	ctx context.Context
-	n   *atomic.Int64
-}
-
-func (b countingBody) Read(p []byte) (int, error) {
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
 }
 
 func unquote(etag string) string { return strings.Trim(etag, `"`) }
@@ -253,6 +317,8 @@ func (c *Client) describe(rawURL string, err error) error {
 		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "Forbidden", "InvalidToken", "ExpiredToken",
 			"XAdminUserNotFound": // versitygw's InvalidAccessKeyId
 			return fmt.Errorf("%s: access refused by %s (%s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", rawURL, where, ae.ErrorCode())
+		case "InvalidRange":
+			return fmt.Errorf("%s: the object is shorter than listed; it changed while it was being read: ingest it again", rawURL)
 		case "PreconditionFailed":
 			return fmt.Errorf("%s: the object changed while it was being read (its ETag no longer matches the listing): ingest it again", rawURL)
 		}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -394,6 +395,122 @@ func TestAgainstServer(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+
+	// A connection that breaks off half-way through a body is resumed from
+	// where it stopped: every byte fetched once, the same bytes and hash as
+	// on disk. The proxy breaks every connection after 1.5 MiB, so the
+	// download of the 6.8 MB object breaks off four times.
+	for _, kind := range []string{"eval", "json"} {
+		t.Run("resumes-broken-connections-"+kind, func(t *testing.T) {
+			defer objstore.SetResumeWait(time.Millisecond)()
+			p := srv.NewProxy(t)
+			p.Body = func(int) int64 { return 3 << 19 }
+			t.Setenv("AWS_ENDPOINT_URL", p.Endpoint)
+			c := newClient(t)
+			o := listed(t, c)
+			if kind == "json" {
+				body, err := c.Stream(ctx, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(body)
+				body.Close()
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("streamed %d bytes (%v); want the object's %d", len(got), err, len(want))
+				}
+			} else {
+				l, err := c.OpenLog(ctx, o, evallog.Limits{}, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				ref, err := evallog.Open(filepath.Join(local, "big-sample.eval"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ref.Close()
+				for i := range l.Samples {
+					a, err := l.Samples[i].Bytes()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if b, _ := ref.Samples[i].Bytes(); !bytes.Equal(a, b) {
+						t.Fatalf("%s: %d bytes read through broken connections differ from the %d on disk", l.Samples[i].Member, len(a), len(b))
+					}
+				}
+				if err := l.FinishHash(); err != nil || l.SHA256 != ref.SHA256 {
+					t.Fatalf("sha256 through broken connections %s (%v), from disk %s", l.SHA256, err, ref.SHA256)
+				}
+			}
+			st := c.Stats()
+			t.Logf("%d connections broken off; %d GETs, %d bytes of a %d-byte object", p.Cuts(), st.Requests, st.Bytes, len(want))
+			if p.Cuts() < 3 || st.Bytes != int64(len(want)) {
+				t.Errorf("%d connections broken off, %d bytes fetched of a %d-byte object; want 3 or more, and each byte once", p.Cuts(), st.Bytes, len(want))
+			}
+		})
+	}
+
+	t.Run("resume-of-a-changed-object-is-refused", func(t *testing.T) {
+		defer objstore.SetResumeWait(time.Millisecond)()
+		bucket, key := "logs", "resumed/big-sample.eval"
+		put := func(body []byte) {
+			if _, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: bytes.NewReader(body)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put(want)
+		objs, err := newClient(t).List(ctx, "s3://logs/resumed/")
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("listing: %v %v", objs, err)
+		}
+		other := bytes.Clone(want)
+		other[len(other)-1] ^= 1 // the same size, another ETag
+		p := srv.NewProxy(t)
+		p.Body = func(k int) int64 { // the first connection breaks off
+			if k == 0 {
+				return 3 << 19
+			}
+			return -1
+		}
+		p.OnCut = func() { put(other) }
+		t.Setenv("AWS_ENDPOINT_URL", p.Endpoint)
+		c := newClient(t)
+		body, err := c.Stream(ctx, objs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(body)
+		body.Close()
+		if err == nil || !strings.Contains(err.Error(), "changed") || !strings.Contains(err.Error(), objs[0].URL) {
+			t.Errorf("resuming the read of an object rewritten after the break: %d bytes, %v; want an error naming the URL and saying it changed", len(got), err)
+		}
+	})
+
+	t.Run("a-connection-that-keeps-breaking-gives-up", func(t *testing.T) {
+		defer objstore.SetResumeWait(time.Millisecond)()
+		o := listed(t, newClient(t))
+		// The first connection carries 64 KiB of the body; every later one
+		// only a response's headers: each resumed GET is answered, and
+		// breaks off before a byte of the body arrives.
+		p := srv.NewProxy(t)
+		p.Body = func(k int) int64 {
+			if k == 0 {
+				return 64 << 10
+			}
+			return 0
+		}
+		t.Setenv("AWS_ENDPOINT_URL", p.Endpoint)
+		c := newClient(t)
+		body, err := c.Stream(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(body)
+		body.Close()
+		if err == nil || !strings.Contains(err.Error(), "broke off") || !strings.Contains(err.Error(), o.URL) || len(got) != 64<<10 {
+			t.Errorf("a connection that breaks at every GET: %d bytes, %v; want an error naming the URL and saying it broke off", len(got), err)
 		}
 	})
 
