@@ -33,24 +33,10 @@ func mayRepeatKey(data []byte) bool {
 	for i := 0; i < len(data); {
 		switch data[i] {
 		case '"':
-			// The closing quote is the first one after an even number of
-			// backslashes: the decoder reads a backslash and the byte after
-			// it as one escape.
-			end := i + 1
-			for {
-				if end = nextQuote(data, end); end < 0 {
-					return false // unterminated: dropRepeatedKeys leaves it
-				}
-				n := 0
-				for data[end-1-n] == '\\' {
-					n++
-				}
-				if n%2 == 0 {
-					break
-				}
-				end++
+			end := stringEnd(data, i)
+			if end < 0 {
+				return false // unterminated: dropRepeatedKeys leaves it
 			}
-			end++
 			if expectKey && len(stack) > 0 {
 				if bytes.IndexByte(data[i+1:end-1], '\\') >= 0 {
 					return true
@@ -147,6 +133,32 @@ func nextStructural(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// stringEnd returns the index past the closing quote of the string that
+// starts at b[i], or -1 when b[i] is no quote or the string is not closed.
+// The closing quote is the first one after an even number of backslashes
+// (the decoder reads a backslash and the byte after it as one escape); it
+// hops from quote to quote, not stepping through escapes one by one. The
+// string's content is not checked.
+func stringEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	end := i + 1
+	for {
+		if end = nextQuote(b, end); end < 0 {
+			return -1
+		}
+		n := 0
+		for b[end-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return end + 1
+		}
+		end++
+	}
 }
 
 // keySeed seeds the hashes of the keys of objects of many keys.
