@@ -21,16 +21,22 @@ import (
 // sentinel string, and decoded again. Float fields decode the sentinels back
 // to NaN/±Inf, and raw JSON kept for the tables has them turned back into the
 // original tokens (see RestoreNonFinite).
+//
+// A sentinel starts with the byte 0xFF, which UTF-8 text never holds: no
+// string of a log that inspect_ai reads (pydantic refuses invalid UTF-8)
+// can be mistaken for one, whatever it spells. The sentinels were once
+// "\u0000NaN" and the like, which a sample may legitimately hold as text:
+// in a sample that also held a bare NaN, such a text came back as NaN.
 const (
-	sentinelNaN    = "\u0000NaN"
-	sentinelInf    = "\u0000Infinity"
-	sentinelNegInf = "\u0000-Infinity"
+	sentinelNaN    = "\xffNaN"
+	sentinelInf    = "\xffInfinity"
+	sentinelNegInf = "\xff-Infinity"
 )
 
 var (
-	quotedNaN    = []byte(`"\u0000NaN"`)
-	quotedInf    = []byte(`"\u0000Infinity"`)
-	quotedNegInf = []byte(`"\u0000-Infinity"`)
+	quotedNaN    = []byte(`"` + sentinelNaN + `"`)
+	quotedInf    = []byte(`"` + sentinelInf + `"`)
+	quotedNegInf = []byte(`"` + sentinelNegInf + `"`)
 )
 
 // unmarshal decodes data into v, retrying once with the non-finite literals
@@ -53,9 +59,14 @@ func unmarshal(data []byte, v any) (sanitized bool, err error) {
 
 // SanitizeNonFinite rewrites bare NaN, Infinity and -Infinity tokens that sit
 // outside JSON strings into sentinel strings. It returns data unchanged (and
-// false) when there is nothing to rewrite.
+// false) when there is nothing to rewrite, and when data already holds a
+// sentinel's bytes (only text that is not UTF-8 can): the decoder's error
+// then stands, as a rewrite could not be told apart from the text.
 func SanitizeNonFinite(data []byte) ([]byte, bool) {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data, false
+	}
+	if bytes.IndexByte(data, 0xff) >= 0 && (bytes.Contains(data, quotedNaN) || bytes.Contains(data, quotedInf) || bytes.Contains(data, quotedNegInf)) {
 		return data, false
 	}
 	var out []byte
@@ -104,7 +115,7 @@ func SanitizeNonFinite(data []byte) ([]byte, bool) {
 // RestoreNonFinite turns sentinel strings in a raw JSON value back into the
 // bare tokens Python wrote, so stored JSON reads the same as the log.
 func RestoreNonFinite(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`\u0000`)) {
+	if bytes.IndexByte(raw, 0xff) < 0 {
 		return raw
 	}
 	raw = bytes.ReplaceAll(raw, quotedNaN, []byte("NaN"))
@@ -127,24 +138,26 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
+		switch {
+		case bytes.Equal(b, quotedNaN):
+			*f = Float{math.NaN(), true}
+			return nil
+		case bytes.Equal(b, quotedInf):
+			*f = Float{math.Inf(1), true}
+			return nil
+		case bytes.Equal(b, quotedNegInf):
+			*f = Float{math.Inf(-1), true}
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		switch s {
-		case sentinelNaN:
-			*f = Float{math.NaN(), true}
-		case sentinelInf:
-			*f = Float{math.Inf(1), true}
-		case sentinelNegInf:
-			*f = Float{math.Inf(-1), true}
-		default:
-			v, err := parseFloat(s)
-			if err != nil {
-				return errors.New("float: not a number: " + strconv.Quote(s))
-			}
-			*f = Float{v, true}
+		v, err := parseFloat(s)
+		if err != nil {
+			return errors.New("float: not a number: " + strconv.Quote(s))
 		}
+		*f = Float{v, true}
 		return nil
 	}
 	v, err := parseFloat(string(b))
