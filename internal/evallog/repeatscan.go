@@ -33,48 +33,58 @@ func mayRepeatKey(data []byte) bool {
 	for i := 0; i < len(data); {
 		switch data[i] {
 		case '"':
-			end := stringEnd(data, i)
-			if end < 0 {
-				return false // unterminated: dropRepeatedKeys leaves it
+			if !expectKey {
+				end := stringEnd(data, i)
+				if end < 0 {
+					return false // unterminated: dropRepeatedKeys leaves it
+				}
+				i = end
+				continue
 			}
-			if expectKey && len(stack) > 0 {
-				if bytes.IndexByte(data[i+1:end-1], '\\') >= 0 {
+			// A key: keys are short, and one with an escape is left to
+			// the rewrite, so the first quote or backslash ends the scan
+			// of it.
+			end := nextQuoteOrBackslash(data, i+1)
+			switch {
+			case end < 0:
+				return false // unterminated
+			case data[end] == '\\':
+				return true
+			}
+			end++
+			f := &stack[len(stack)-1]
+			k := key{i, end}
+			switch nk := len(keys) - f.first; {
+			case f.seen != nil:
+				h := maphash.Bytes(keySeed, data[i:end])
+				if _, ok := f.seen[h]; ok {
 					return true
 				}
-				f := &stack[len(stack)-1]
-				k := key{i, end}
-				switch nk := len(keys) - f.first; {
-				case f.seen != nil:
-					h := maphash.Bytes(keySeed, data[i:end])
-					if _, ok := f.seen[h]; ok {
-						return true
-					}
-					f.seen[h] = struct{}{}
-				case nk >= 32:
-					// The filter is full: a set of hashes from here on.
-					f.seen = make(map[uint64]struct{}, 2*nk)
+				f.seen[h] = struct{}{}
+			case nk >= 32:
+				// The filter is full: a set of hashes from here on.
+				f.seen = make(map[uint64]struct{}, 2*nk)
+				for _, o := range keys[f.first:] {
+					f.seen[maphash.Bytes(keySeed, data[o.start:o.end])] = struct{}{}
+				}
+				h := maphash.Bytes(keySeed, data[i:end])
+				if _, ok := f.seen[h]; ok {
+					return true
+				}
+				f.seen[h] = struct{}{}
+			default:
+				b := keyBit(data[i:end])
+				if f.filter&b != 0 {
 					for _, o := range keys[f.first:] {
-						f.seen[maphash.Bytes(keySeed, data[o.start:o.end])] = struct{}{}
-					}
-					h := maphash.Bytes(keySeed, data[i:end])
-					if _, ok := f.seen[h]; ok {
-						return true
-					}
-					f.seen[h] = struct{}{}
-				default:
-					b := keyBit(data[i:end])
-					if f.filter&b != 0 {
-						for _, o := range keys[f.first:] {
-							if bytes.Equal(data[o.start:o.end], data[i:end]) {
-								return true
-							}
+						if bytes.Equal(data[o.start:o.end], data[i:end]) {
+							return true
 						}
 					}
-					f.filter |= b
 				}
-				keys = append(keys, k)
-				expectKey = false
+				f.filter |= b
 			}
+			keys = append(keys, k)
+			expectKey = false
 			i = end
 			continue
 		case '{':
@@ -100,8 +110,10 @@ func mayRepeatKey(data []byte) bool {
 			expectKey = false
 		case ',':
 			expectKey = len(stack) > 0 && stack[len(stack)-1].first >= 0
+		case ':':
+			// Mostly a string follows: no call to look for it.
 		default:
-			// Indentation, numbers, literals, colons.
+			// Indentation, numbers, literals.
 			i = nextStructural(data, i+1)
 			continue
 		}
