@@ -295,11 +295,9 @@ func lastKeyWins(data []byte) ([]byte, bool) {
 // dropRepeatedKeys is lastKeyWins without the scan first: it allocates
 // nothing for a document whose objects have up to 48 keys and repeat none.
 func dropRepeatedKeys(data []byte) ([]byte, bool) {
-	type frame struct {
-		first int            // index in keys of the object's first key; -1 for an array
-		seen  map[string]int // key → index in keys, for objects of many keys
-	}
-	var stackArr [64]frame
+	// What the walk keeps of an object of many keys: key → index in keys.
+	type object = map[string]int
+	var stackArr [64]keyFrame[object]
 	stack := stackArr[:0]
 	type key struct {
 		start, end int // the quoted key in data
@@ -330,29 +328,20 @@ func dropRepeatedKeys(data []byte) ([]byte, bool) {
 			break
 		}
 		switch data[i] {
-		case '{':
-			if len(stack) >= maxKeyDepth {
+		case '{', '[':
+			var ok bool
+			if stack, ok = openFrame(stack, data[i] == '{', len(keys)); !ok {
 				return data, false
 			}
-			stack = append(stack, frame{first: len(keys)})
-			expectKey = true
-		case '[':
-			if len(stack) >= maxKeyDepth {
-				return data, false
-			}
-			stack = append(stack, frame{first: -1})
-			expectKey = false
+			expectKey = data[i] == '{'
 		case '}', ']':
-			if len(stack) == 0 {
+			var ok bool
+			if stack, keys, ok = closeFrame(stack, keys); !ok {
 				return data, false
 			}
-			if f := stack[len(stack)-1]; f.first >= 0 {
-				keys = keys[:f.first]
-			}
-			stack = stack[:len(stack)-1]
 			expectKey = false
 		case ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1].first >= 0
+			expectKey = inObject(stack)
 		case '"':
 			end, escaped := i+1, false
 			for {
@@ -370,18 +359,18 @@ func dropRepeatedKeys(data []byte) ([]byte, bool) {
 				f := &stack[len(stack)-1]
 				k := key{i, end + 1, escaped}
 				dup := -1
-				if f.seen == nil && len(keys)-f.first > 48 {
-					f.seen = make(map[string]int, 2*(len(keys)-f.first))
+				if f.of == nil && len(keys)-f.first > 48 {
+					f.of = make(map[string]int, 2*(len(keys)-f.first))
 					for j := f.first; j < len(keys); j++ {
-						f.seen[text(keys[j])] = j
+						f.of[text(keys[j])] = j
 					}
 				}
-				if f.seen != nil {
+				if f.of != nil {
 					t := text(k)
-					if j, ok := f.seen[t]; ok {
+					if j, ok := f.of[t]; ok {
 						dup = j
 					}
-					f.seen[t] = len(keys)
+					f.of[t] = len(keys)
 				} else {
 					n := k.end - k.start
 					for j := len(keys) - 1; j >= f.first; j-- {
