@@ -143,3 +143,54 @@ func benchKeyPass(b *testing.B, pass func([]byte) ([]byte, bool)) {
 		}
 	}
 }
+
+// BenchmarkDecodeCorpusSlim decodes the same samples as
+// BenchmarkDecodeCorpus by the slim walk (slimSample), as ingest decodes a
+// sample of 8 MiB or more that it holds in memory.
+func BenchmarkDecodeCorpusSlim(b *testing.B) {
+	defer func(f int) { slimFrom = f }(slimFrom)
+	slimFrom = 0
+	BenchmarkDecodeCorpus(b)
+}
+
+// BenchmarkDecodeStream decodes the samples of the fixtures and corpora
+// from the streams of their members (DecodeStream), as ingest decodes a
+// sample of 8 MiB or more, and reports MB/s of sample JSON.
+func BenchmarkDecodeStream(b *testing.B) {
+	var refs []SampleRef
+	var total int64
+	for _, dir := range []string{"../../testdata/logs", testutil.SharedCorpus(b), testutil.WildCorpus(b)} {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, "EXPECT.json") {
+				return nil
+			}
+			l, err := Open(p)
+			if err != nil {
+				return nil
+			}
+			b.Cleanup(func() { l.Close() })
+			var d DecodedSample
+			for _, ref := range l.Samples {
+				if d.DecodeStream(ref, "") == nil {
+					refs = append(refs, ref)
+					total += ref.RawSize()
+				}
+			}
+			return nil
+		})
+	}
+	if len(refs) < 300 {
+		b.Fatalf("only %d samples stream", len(refs))
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var d DecodedSample
+	for range b.N {
+		for _, ref := range refs {
+			if err := d.DecodeStream(ref, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

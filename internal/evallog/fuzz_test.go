@@ -101,6 +101,7 @@ func FuzzDecodeSample(f *testing.F) {
 	}
 	f.Add([]byte(`{"id": {"a": 1}, "epoch": 1}`))
 	f.Add([]byte(`{"id": 1, "id": "x", "scores": {"s": {"value": 1e999}}, "attachments": {"h": "a", "h": "b"}}`))
+	f.Add([]byte(`{"id": 1, "epoch": 1, "metadata": {"s": "\u0000NaN", "v": NaN}, "scores": {"s": {"value": "\u0000Infinity", "metadata": {"x": -Infinity}}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		d, err := DecodeSample(raw, "score")
 		if err != nil {

@@ -310,6 +310,12 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 				}
 			}
 			pos++
+			if depth > 0 && !inString {
+				// Inside a container only quotes and brackets count:
+				// indentation, numbers and literals are passed 8 bytes at
+				// a time.
+				pos = nextStructural(buf, pos)
+			}
 		}
 		s.pos = pos
 		if dst != nil {

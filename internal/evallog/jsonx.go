@@ -21,16 +21,22 @@ import (
 // sentinel string, and decoded again. Float fields decode the sentinels back
 // to NaN/±Inf, and raw JSON kept for the tables has them turned back into the
 // original tokens (see RestoreNonFinite).
+//
+// A sentinel starts with the byte 0xFF, which UTF-8 text never holds: no
+// string of a log that inspect_ai reads (pydantic refuses invalid UTF-8)
+// can be mistaken for one, whatever it spells. The sentinels were once
+// "\u0000NaN" and the like, which a sample may legitimately hold as text:
+// in a sample that also held a bare NaN, such a text came back as NaN.
 const (
-	sentinelNaN    = "\u0000NaN"
-	sentinelInf    = "\u0000Infinity"
-	sentinelNegInf = "\u0000-Infinity"
+	sentinelNaN    = "\xffNaN"
+	sentinelInf    = "\xffInfinity"
+	sentinelNegInf = "\xff-Infinity"
 )
 
 var (
-	quotedNaN    = []byte(`"\u0000NaN"`)
-	quotedInf    = []byte(`"\u0000Infinity"`)
-	quotedNegInf = []byte(`"\u0000-Infinity"`)
+	quotedNaN    = []byte(`"` + sentinelNaN + `"`)
+	quotedInf    = []byte(`"` + sentinelInf + `"`)
+	quotedNegInf = []byte(`"` + sentinelNegInf + `"`)
 )
 
 // unmarshal decodes data into v, retrying once with the non-finite literals
@@ -53,9 +59,14 @@ func unmarshal(data []byte, v any) (sanitized bool, err error) {
 
 // SanitizeNonFinite rewrites bare NaN, Infinity and -Infinity tokens that sit
 // outside JSON strings into sentinel strings. It returns data unchanged (and
-// false) when there is nothing to rewrite.
+// false) when there is nothing to rewrite, and when data already holds a
+// sentinel's bytes (only text that is not UTF-8 can): the decoder's error
+// then stands, as a rewrite could not be told apart from the text.
 func SanitizeNonFinite(data []byte) ([]byte, bool) {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data, false
+	}
+	if bytes.IndexByte(data, 0xff) >= 0 && (bytes.Contains(data, quotedNaN) || bytes.Contains(data, quotedInf) || bytes.Contains(data, quotedNegInf)) {
 		return data, false
 	}
 	var out []byte
@@ -104,7 +115,7 @@ func SanitizeNonFinite(data []byte) ([]byte, bool) {
 // RestoreNonFinite turns sentinel strings in a raw JSON value back into the
 // bare tokens Python wrote, so stored JSON reads the same as the log.
 func RestoreNonFinite(raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`\u0000`)) {
+	if bytes.IndexByte(raw, 0xff) < 0 {
 		return raw
 	}
 	raw = bytes.ReplaceAll(raw, quotedNaN, []byte("NaN"))
@@ -127,24 +138,26 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
+		switch {
+		case bytes.Equal(b, quotedNaN):
+			*f = Float{math.NaN(), true}
+			return nil
+		case bytes.Equal(b, quotedInf):
+			*f = Float{math.Inf(1), true}
+			return nil
+		case bytes.Equal(b, quotedNegInf):
+			*f = Float{math.Inf(-1), true}
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		switch s {
-		case sentinelNaN:
-			*f = Float{math.NaN(), true}
-		case sentinelInf:
-			*f = Float{math.Inf(1), true}
-		case sentinelNegInf:
-			*f = Float{math.Inf(-1), true}
-		default:
-			v, err := parseFloat(s)
-			if err != nil {
-				return errors.New("float: not a number: " + strconv.Quote(s))
-			}
-			*f = Float{v, true}
+		v, err := parseFloat(s)
+		if err != nil {
+			return errors.New("float: not a number: " + strconv.Quote(s))
 		}
+		*f = Float{v, true}
 		return nil
 	}
 	v, err := parseFloat(string(b))
@@ -282,11 +295,9 @@ func lastKeyWins(data []byte) ([]byte, bool) {
 // dropRepeatedKeys is lastKeyWins without the scan first: it allocates
 // nothing for a document whose objects have up to 48 keys and repeat none.
 func dropRepeatedKeys(data []byte) ([]byte, bool) {
-	type frame struct {
-		first int            // index in keys of the object's first key; -1 for an array
-		seen  map[string]int // key → index in keys, for objects of many keys
-	}
-	var stackArr [64]frame
+	// What the walk keeps of an object of many keys: key → index in keys.
+	type object = map[string]int
+	var stackArr [64]keyFrame[object]
 	stack := stackArr[:0]
 	type key struct {
 		start, end int // the quoted key in data
@@ -317,29 +328,20 @@ func dropRepeatedKeys(data []byte) ([]byte, bool) {
 			break
 		}
 		switch data[i] {
-		case '{':
-			if len(stack) >= maxKeyDepth {
+		case '{', '[':
+			var ok bool
+			if stack, ok = openFrame(stack, data[i] == '{', len(keys)); !ok {
 				return data, false
 			}
-			stack = append(stack, frame{first: len(keys)})
-			expectKey = true
-		case '[':
-			if len(stack) >= maxKeyDepth {
-				return data, false
-			}
-			stack = append(stack, frame{first: -1})
-			expectKey = false
+			expectKey = data[i] == '{'
 		case '}', ']':
-			if len(stack) == 0 {
+			var ok bool
+			if stack, keys, ok = closeFrame(stack, keys); !ok {
 				return data, false
 			}
-			if f := stack[len(stack)-1]; f.first >= 0 {
-				keys = keys[:f.first]
-			}
-			stack = stack[:len(stack)-1]
 			expectKey = false
 		case ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1].first >= 0
+			expectKey = inObject(stack)
 		case '"':
 			end, escaped := i+1, false
 			for {
@@ -357,18 +359,18 @@ func dropRepeatedKeys(data []byte) ([]byte, bool) {
 				f := &stack[len(stack)-1]
 				k := key{i, end + 1, escaped}
 				dup := -1
-				if f.seen == nil && len(keys)-f.first > 48 {
-					f.seen = make(map[string]int, 2*(len(keys)-f.first))
+				if f.of == nil && len(keys)-f.first > 48 {
+					f.of = make(map[string]int, 2*(len(keys)-f.first))
 					for j := f.first; j < len(keys); j++ {
-						f.seen[text(keys[j])] = j
+						f.of[text(keys[j])] = j
 					}
 				}
-				if f.seen != nil {
+				if f.of != nil {
 					t := text(k)
-					if j, ok := f.seen[t]; ok {
+					if j, ok := f.of[t]; ok {
 						dup = j
 					}
-					f.seen[t] = len(keys)
+					f.of[t] = len(keys)
 				} else {
 					n := k.end - k.start
 					for j := len(keys) - 1; j >= f.first; j-- {

@@ -14,11 +14,16 @@ func TestSanitizeNonFinite(t *testing.T) {
 		changed        bool
 	}{
 		{"no tokens", `{"a": 1}`, `{"a": 1}`, false},
-		{"bare NaN", `{"a": NaN}`, `{"a": "\u0000NaN"}`, true},
-		{"all three", `[NaN,Infinity,-Infinity]`, `["\u0000NaN","\u0000Infinity","\u0000-Infinity"]`, true},
-		{"inside strings untouched", `{"t": "NaN and Infinity", "v": NaN}`, `{"t": "NaN and Infinity", "v": "\u0000NaN"}`, true},
+		{"bare NaN", `{"a": NaN}`, "{\"a\": \"\xffNaN\"}", true},
+		{"all three", `[NaN,Infinity,-Infinity]`, "[\"\xffNaN\",\"\xffInfinity\",\"\xff-Infinity\"]", true},
+		{"inside strings untouched", `{"t": "NaN and Infinity", "v": NaN}`, "{\"t\": \"NaN and Infinity\", \"v\": \"\xffNaN\"}", true},
 		{"escaped quote in string", `{"t": "say \"NaN\"", "k": "Infinity"}`, `{"t": "say \"NaN\"", "k": "Infinity"}`, false},
-		{"key named NaN", `{"NaN": -Infinity}`, `{"NaN": "\u0000-Infinity"}`, true},
+		{"key named NaN", `{"NaN": -Infinity}`, "{\"NaN\": \"\xff-Infinity\"}", true},
+		// What the sentinels used to be is text like any other.
+		{"old sentinels are text", `{"s": "\u0000NaN", "t": "\u0000-Infinity", "v": NaN}`, "{\"s\": \"\\u0000NaN\", \"t\": \"\\u0000-Infinity\", \"v\": \"\xffNaN\"}", true},
+		// Text that is no UTF-8 and spells a sentinel: not rewritten, so
+		// the decoder's error stands.
+		{"sentinel bytes in the input", "{\"s\": \"\xffNaN\", \"v\": NaN}", "{\"s\": \"\xffNaN\", \"v\": NaN}", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,6 +57,19 @@ func TestFloatAndIntAcceptPythonValues(t *testing.T) {
 	}
 }
 
+// A float field holding a string that spells what the sentinels used to be
+// is not a number: pydantic refuses "\u0000NaN" for a float ("unable to
+// parse string as a number"). (A sentinel's own bytes, which are no UTF-8,
+// do read as the number; inspect_ai refuses such a document whole.)
+func TestFloatRefusesSentinelText(t *testing.T) {
+	for _, doc := range []string{`{"A": "\u0000NaN"}`, `{"A": "\u0000Infinity", "B": NaN}`} {
+		var v struct{ A, B Float }
+		if _, err := unmarshal([]byte(doc), &v); err == nil {
+			t.Errorf("%s read as %v", doc, v.A)
+		}
+	}
+}
+
 func TestContentsStringOrList(t *testing.T) {
 	var m Message
 	if err := json.Unmarshal([]byte(`{"role":"assistant","content":"hi"}`), &m); err != nil {
@@ -76,12 +94,13 @@ func TestContentsStringOrList(t *testing.T) {
 // Sanitising and restoring gives back the original bytes, whatever they are.
 func FuzzSanitizeRoundTrip(f *testing.F) {
 	for _, s := range []string{`{"a": NaN}`, `[Infinity, -Infinity, "NaN"]`, `{"t": "x\"NaN\"", "v": -Infinity}`,
-		`NaNaN`, `"unterminated NaN`, `{"k": "\\", "v": NaN}`, ``} {
+		`NaNaN`, `"unterminated NaN`, `{"k": "\\", "v": NaN}`, ``,
+		`{"s": "\u0000NaN", "v": NaN}`, `["\u0000Infinity", Infinity, "\u0000-Infinity", -Infinity]`, "{\"s\": \"\xffNaN\", \"v\": NaN}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if bytes.Contains(data, []byte(`\u0000`)) {
-			return // the sentinel's own bytes
+		if bytes.Contains(data, quotedNaN) || bytes.Contains(data, quotedInf) || bytes.Contains(data, quotedNegInf) {
+			return // a sentinel's own bytes, which no UTF-8 text holds
 		}
 		clean, changed := SanitizeNonFinite(data)
 		if back := RestoreNonFinite(clean); !bytes.Equal(back, data) {

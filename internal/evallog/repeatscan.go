@@ -19,109 +19,139 @@ import (
 // holding an escape, which only the decoder can compare, and for a hash
 // collision in an object of many keys.
 func mayRepeatKey(data []byte) bool {
-	type frame struct {
-		first  int    // index in keys of the object's first key; -1 for an array
+	type object struct {
 		filter uint64 // a bit per key of the object (keyBit)
 		seen   map[uint64]struct{}
 	}
-	var stackArr [64]frame
-	stack := stackArr[:0]
 	type key struct{ start, end int } // the quoted key in data
+	var stackArr [64]keyFrame[object]
 	var keysArr [256]key
-	keys := keysArr[:0]
+	stack, keys := stackArr[:0], keysArr[:0]
 	expectKey := false
 	for i := 0; i < len(data); {
 		switch data[i] {
 		case '"':
-			// The closing quote is the first one after an even number of
-			// backslashes: the decoder reads a backslash and the byte after
-			// it as one escape.
-			end := i + 1
-			for {
-				if end = nextQuote(data, end); end < 0 {
+			if !expectKey {
+				end := stringEnd(data, i)
+				if end < 0 {
 					return false // unterminated: dropRepeatedKeys leaves it
 				}
-				n := 0
-				for data[end-1-n] == '\\' {
-					n++
-				}
-				if n%2 == 0 {
-					break
-				}
-				end++
+				i = end
+				continue
+			}
+			// A key: keys are short, and one with an escape is left to
+			// the rewrite, so the first quote or backslash ends the scan
+			// of it.
+			end := nextQuoteOrBackslash(data, i+1)
+			switch {
+			case end < 0:
+				return false // unterminated
+			case data[end] == '\\':
+				return true
 			}
 			end++
-			if expectKey && len(stack) > 0 {
-				if bytes.IndexByte(data[i+1:end-1], '\\') >= 0 {
+			f := &stack[len(stack)-1]
+			open := keys[f.first:]
+			switch nk := len(open); {
+			case f.of.seen != nil:
+				h := maphash.Bytes(keySeed, data[i:end])
+				if _, ok := f.of.seen[h]; ok {
 					return true
 				}
-				f := &stack[len(stack)-1]
-				k := key{i, end}
-				switch nk := len(keys) - f.first; {
-				case f.seen != nil:
-					h := maphash.Bytes(keySeed, data[i:end])
-					if _, ok := f.seen[h]; ok {
-						return true
-					}
-					f.seen[h] = struct{}{}
-				case nk >= 32:
-					// The filter is full: a set of hashes from here on.
-					f.seen = make(map[uint64]struct{}, 2*nk)
-					for _, o := range keys[f.first:] {
-						f.seen[maphash.Bytes(keySeed, data[o.start:o.end])] = struct{}{}
-					}
-					h := maphash.Bytes(keySeed, data[i:end])
-					if _, ok := f.seen[h]; ok {
-						return true
-					}
-					f.seen[h] = struct{}{}
-				default:
-					b := keyBit(data[i:end])
-					if f.filter&b != 0 {
-						for _, o := range keys[f.first:] {
-							if bytes.Equal(data[o.start:o.end], data[i:end]) {
-								return true
-							}
+				f.of.seen[h] = struct{}{}
+			case nk >= 32:
+				// The filter is full: a set of hashes from here on.
+				f.of.seen = make(map[uint64]struct{}, 2*nk)
+				for _, o := range open {
+					f.of.seen[maphash.Bytes(keySeed, data[o.start:o.end])] = struct{}{}
+				}
+				h := maphash.Bytes(keySeed, data[i:end])
+				if _, ok := f.of.seen[h]; ok {
+					return true
+				}
+				f.of.seen[h] = struct{}{}
+			default:
+				b := keyBit(data[i:end])
+				if f.of.filter&b != 0 {
+					for _, o := range open {
+						if bytes.Equal(data[o.start:o.end], data[i:end]) {
+							return true
 						}
 					}
-					f.filter |= b
 				}
-				keys = append(keys, k)
-				expectKey = false
+				f.of.filter |= b
 			}
+			keys = append(keys, key{i, end})
+			expectKey = false
 			i = end
 			continue
-		case '{':
-			if len(stack) >= maxKeyDepth {
+		case '{', '[':
+			var ok bool
+			if stack, ok = openFrame(stack, data[i] == '{', len(keys)); !ok {
 				return false
 			}
-			stack = append(stack, frame{first: len(keys)})
-			expectKey = true
-		case '[':
-			if len(stack) >= maxKeyDepth {
-				return false
-			}
-			stack = append(stack, frame{first: -1})
-			expectKey = false
+			expectKey = data[i] == '{'
 		case '}', ']':
-			if len(stack) == 0 {
+			var ok bool
+			if stack, keys, ok = closeFrame(stack, keys); !ok {
 				return false
 			}
-			if f := stack[len(stack)-1]; f.first >= 0 {
-				keys = keys[:f.first]
-			}
-			stack = stack[:len(stack)-1]
 			expectKey = false
 		case ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1].first >= 0
+			expectKey = inObject(stack)
+		case ':':
+			// Mostly a string follows: no call to look for it.
 		default:
-			// Indentation, numbers, literals, colons.
+			// Indentation, numbers, literals.
 			i = nextStructural(data, i+1)
 			continue
 		}
 		i++
 	}
 	return false
+}
+
+// A walk for repeated keys (mayRepeatKey, and dropRepeatedKeys, which
+// rewrites) keeps a stack of the arrays and objects it is inside, innermost
+// last, with what it keeps of each object (F), and the keys (K) of the
+// objects open, in order. The stack and the keys are the walk's own
+// variables, which these functions take and return, so that the compiler
+// keeps them in registers.
+type keyFrame[F any] struct {
+	first int // index in keys of the object's first key; -1 for an array
+	of    F
+}
+
+// openFrame enters an object (with nkeys keys open before it) or an
+// array; ok is false past maxKeyDepth, where the walk leaves the document
+// to the decoder, which refuses it past the same depth.
+func openFrame[F any](stack []keyFrame[F], object bool, nkeys int) (_ []keyFrame[F], ok bool) {
+	if len(stack) >= maxKeyDepth {
+		return stack, false
+	}
+	first := -1
+	if object {
+		first = nkeys
+	}
+	return append(stack, keyFrame[F]{first: first}), true
+}
+
+// closeFrame leaves the innermost object or array, and the keys of an
+// object; ok is false when none is open.
+func closeFrame[F, K any](stack []keyFrame[F], keys []K) (_ []keyFrame[F], _ []K, ok bool) {
+	if len(stack) == 0 {
+		return stack, keys, false
+	}
+	if f := stack[len(stack)-1]; f.first >= 0 {
+		keys = keys[:f.first]
+	}
+	return stack[:len(stack)-1], keys, true
+}
+
+// inObject reports whether the innermost frame is an object's: after a
+// comma there, a key follows.
+func inObject[F any](stack []keyFrame[F]) bool {
+	return len(stack) > 0 && stack[len(stack)-1].first >= 0
 }
 
 // nextStructural returns the index of the first byte from i on that may be
@@ -147,6 +177,32 @@ func nextStructural(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// stringEnd returns the index past the closing quote of the string that
+// starts at b[i], or -1 when b[i] is no quote or the string is not closed.
+// The closing quote is the first one after an even number of backslashes
+// (the decoder reads a backslash and the byte after it as one escape); it
+// hops from quote to quote, not stepping through escapes one by one. The
+// string's content is not checked.
+func stringEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	end := i + 1
+	for {
+		if end = nextQuote(b, end); end < 0 {
+			return -1
+		}
+		n := 0
+		for b[end-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return end + 1
+		}
+		end++
+	}
 }
 
 // keySeed seeds the hashes of the keys of objects of many keys.

@@ -22,6 +22,7 @@ type DecodedSample struct {
 	// tc:// refs point into; values are decoded only when a ref needs them.
 	attachments json.RawMessage
 	resolved    map[string]string
+	index       attachmentIndex
 	messages    []json.RawMessage
 	id, idKind  string // see IDString
 }
@@ -54,7 +55,7 @@ func rawMessages(b [][]byte) []json.RawMessage {
 // attachments and message pool are sub-slices of them): call it before the
 // raw buffer is reused or, for a huge sample, to let it go.
 func (d *DecodedSample) Release() {
-	d.attachments, d.Attachments, d.messages, d.MessagePool, d.EventsData, d.resolved = nil, nil, nil, nil, nil, nil
+	d.attachments, d.Attachments, d.messages, d.MessagePool, d.EventsData, d.resolved, d.index = nil, nil, nil, nil, nil, nil, attachmentIndex{}
 	if d.Transcript != nil {
 		d.Transcript.Content = nil
 	}
@@ -212,7 +213,7 @@ func (d *DecodedSample) Resolve(s string) string {
 	if v, ok := d.resolved[hash]; ok {
 		return v
 	}
-	v, ok := lookupString(d.attachments, hash)
+	v, ok := d.index.lookup(d.attachments, hash)
 	if !ok {
 		return s
 	}
@@ -270,6 +271,76 @@ func lookupString(obj json.RawMessage, key string) (string, bool) {
 		return v, err == nil
 	}
 	return "", false
+}
+
+// attachmentIndex maps each key of a sample's attachments object to its
+// raw string value, built at the first lookup: a sample's replies and judge
+// prompts refer to many attachments, and searching the object backwards
+// for each (lookupString) cost more than decoding the sample.
+type attachmentIndex struct {
+	built, flat bool
+	values      map[string][]byte // the raw value of each key's last member
+}
+
+// lookup is lookupString(obj, key), from the index of obj. An object the
+// index does not take (a value that is not a string, a key with an escape,
+// invalid JSON) is searched by lookupString.
+func (x *attachmentIndex) lookup(obj []byte, key string) (string, bool) {
+	if !x.built {
+		x.built = true
+		x.values, x.flat = indexStrings(obj)
+	}
+	if !x.flat || strings.ContainsAny(key, `"\`) {
+		return lookupString(obj, key)
+	}
+	raw, ok := x.values[key]
+	if !ok {
+		return "", false
+	}
+	v, err := DecodeString(raw)
+	return v, err == nil
+}
+
+// indexStrings maps the raw keys (without their quotes) of a JSON object
+// whose values are all strings to their raw values, the last member of a
+// repeated key winning, as lookupString finds it. flat is false for any
+// other object, or for null or nothing.
+func indexStrings(obj []byte) (values map[string][]byte, flat bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	values = map[string][]byte{}
+	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
+		return values, skipSpace(obj, i+1) == len(obj)
+	}
+	for {
+		ke := stringEnd(obj, i)
+		if ke < 0 || bytes.IndexByte(obj[i:ke], '\\') >= 0 {
+			return nil, false
+		}
+		key := obj[i+1 : ke-1]
+		if i = skipSpace(obj, ke); i >= len(obj) || obj[i] != ':' {
+			return nil, false
+		}
+		vs := skipSpace(obj, i+1)
+		ve := stringEnd(obj, vs)
+		if ve < 0 {
+			return nil, false
+		}
+		values[string(key)] = obj[vs:ve]
+		if i = skipSpace(obj, ve); i >= len(obj) {
+			return nil, false
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return values, skipSpace(obj, i+1) == len(obj)
+		default:
+			return nil, false
+		}
+	}
 }
 
 // escapedAt reports whether b[i] is escaped: preceded by an odd number of

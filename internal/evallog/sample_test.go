@@ -95,6 +95,28 @@ func TestLookupStringMatchesFullDecode(t *testing.T) {
 			t.Errorf("%s: got %q (%v), want %q (%v)", key, got, ok, want, isStr)
 		}
 	}
+	// The index of an object of strings finds the same.
+	strs := []byte("{\"a\": \"plain\", \"b\" :\"quote \\\" and \\\\ backslash\\\\\", \"c\":\"\\u00e9t\\u00e9\", " +
+		"\"d\": \"mentions \\\"a\\\": inside\", \"e\": \"\", \"a\": \"last\", \"h\": \"ends with \\\\\"}")
+	var x attachmentIndex
+	for _, key := range []string{"a", "b", "c", "d", "e", "h", "missing", `a"`, `\u0061`} {
+		want, wantOK := lookupString(strs, key)
+		if got, ok := x.lookup(strs, key); ok != wantOK || got != want {
+			t.Errorf("index, %s: got %q (%v), want %q (%v)", key, got, ok, want, wantOK)
+		}
+	}
+	if !x.flat {
+		t.Error("an object of strings was not indexed")
+	}
+	for _, obj := range []string{string(obj), `{"a": "x", "b": {"a": "y"}}`, `{"a": "never closed`, `null`, `{"a": "x"} {}`, `{"a\u0062": "x", "ab": "y"}`} {
+		var x attachmentIndex
+		for _, key := range []string{"a", "b", "ab", "f"} {
+			want, wantOK := lookupString([]byte(obj), key)
+			if got, ok := x.lookup([]byte(obj), key); ok != wantOK || got != want {
+				t.Errorf("%s, %s: got %q (%v), want %q (%v)", obj, key, got, ok, want, wantOK)
+			}
+		}
+	}
 	if _, ok := lookupString([]byte(`{"a": "never closed`), "a"); ok {
 		t.Error("an unterminated string was found")
 	}

@@ -26,6 +26,23 @@ var slimFrom = 8 << 20
 // regard to case, as the decoder matches them).
 var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata"}
 
+// keptField returns the entry of sampleFields that key names, having
+// appended the member's start (a comma after an earlier member, the key and
+// the colon) to the object slim (which starts with its '{'), or "" when key
+// is no field of Sample.
+func keptField(slim *[]byte, key []byte) string {
+	for _, f := range sampleFields {
+		if keyIs(key, f) {
+			if len(*slim) > 1 {
+				*slim = append(*slim, ',')
+			}
+			*slim = append(append(*slim, key...), ':')
+			return f
+		}
+	}
+	return ""
+}
+
 // keptEvents are the event kinds the tables read.
 var keptEvents = map[string]bool{"model": true, "span_begin": true, "step": true}
 
@@ -63,19 +80,15 @@ func slimSample(raw []byte) (slim []byte, attachments []byte, pools, pool [][]by
 			pool, ok = arrayElements(val)
 			return ok
 		}
-		for _, f := range sampleFields {
-			if !keyIs(key, f) {
-				continue
-			}
-			if len(slim) > 1 {
-				slim = append(slim, ',')
-			}
-			slim = append(append(slim, key...), ':')
-			if f == "events" && firstByte(val) == '[' {
+		switch keptField(&slim, key) {
+		case "":
+		case "events":
+			if firstByte(val) == '[' {
 				return appendEvents(&slim, val)
 			}
+			fallthrough
+		default:
 			slim = append(slim, val...)
-			return true
 		}
 		return true
 	})
@@ -149,67 +162,55 @@ func firstByte(b []byte) byte {
 // of each member of the object b, in order. It reports false when b is not a
 // well-formed object or fn returns false.
 func eachMember(b []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
-	}
-	for {
-		ks := i
+	return eachItem(b, '{', func(i int) (int, bool) {
 		ke, ok := skipString(b, i)
 		if !ok {
-			return false
+			return 0, false
 		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return false
+		j := skipSpace(b, ke)
+		if j >= len(b) || b[j] != ':' {
+			return 0, false
 		}
-		vs := skipSpace(b, i+1)
+		vs := skipSpace(b, j+1)
 		ve, ok := skipValue(b, vs, 0)
-		if !ok || !fn(b[ks:ke], b[vs:ve]) {
-			return false
-		}
-		i = skipSpace(b, ve)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return skipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
-	}
+		return ve, ok && fn(b[i:ke], b[vs:ve])
+	})
 }
 
 // eachElement calls fn with each raw element of the array b.
 func eachElement(b []byte, fn func(e []byte) bool) bool {
+	return eachItem(b, '[', func(i int) (int, bool) {
+		ve, ok := skipValue(b, i, 0)
+		return ve, ok && fn(b[i:ve])
+	})
+}
+
+// eachItem walks the object or array (open is '{' or '[') that is all of b:
+// item consumes the member or element at b[i] and returns where it ends.
+// It reports false when b is not well formed or item returns false.
+func eachItem(b []byte, open byte, item func(i int) (int, bool)) bool {
+	closer := end(open)
 	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	if i >= len(b) || b[i] != open {
 		return false
 	}
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == closer {
 		return skipSpace(b, i+1) == len(b)
 	}
 	for {
-		ve, ok := skipValue(b, i, 0)
-		if !ok || !fn(b[i:ve]) {
+		e, ok := item(i)
+		if !ok {
 			return false
 		}
-		i = skipSpace(b, ve)
+		i = skipSpace(b, e)
 		if i >= len(b) {
 			return false
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
-		case ']':
+		case closer:
 			return skipSpace(b, i+1) == len(b)
 		default:
 			return false

@@ -351,23 +351,15 @@ func (w *streamWalk) sample() ([]byte, error) {
 		case keyIs(key, "transcript"):
 			return errFallback
 		}
-		for _, f := range sampleFields {
-			if !keyIs(key, f) {
-				continue
-			}
-			if len(slim) > 1 {
-				slim = append(slim, ',')
-			}
-			slim = append(append(slim, key...), ':')
-			switch f {
-			case "output":
-				return w.value(&slim, mOutput)
-			case "events":
-				return w.events(&slim)
-			}
-			return w.value(&slim, mRaw)
+		switch keptField(&slim, key) {
+		case "":
+			return w.value(nil, mRaw)
+		case "output":
+			return w.value(&slim, mOutput)
+		case "events":
+			return w.events(&slim)
 		}
-		return w.value(nil, mRaw)
+		return w.value(&slim, mRaw)
 	})
 	if err != nil {
 		return nil, err
@@ -432,16 +424,9 @@ func (w *streamWalk) open(c byte) error {
 // members walks the members of the object whose '{' was consumed: fn is
 // given each raw key (valid until fn returns) and consumes its value.
 func (w *streamWalk) members(fn func(key []byte) error) error {
-	c, err := w.peek()
-	if err != nil {
-		return err
-	}
-	if c == '}' {
-		w.s.pos++
-		return nil
-	}
-	for {
-		if c, err = w.peek(); err != nil {
+	return w.items('}', func() error {
+		c, err := w.peek()
+		if err != nil {
 			return err
 		}
 		if c != '"' {
@@ -459,36 +444,29 @@ func (w *streamWalk) members(fn func(key []byte) error) error {
 		}
 		// fn uses the key before it walks the value, whose nested keys
 		// reuse w.key.
-		if err := fn(w.key); err != nil {
-			return err
-		}
-		if c, err = w.peek(); err != nil {
-			return err
-		}
-		w.s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return errFallback
-		}
-	}
+		return fn(w.key)
+	})
 }
 
 // elements walks the elements of the list whose '[' was consumed; fn
 // consumes each.
 func (w *streamWalk) elements(fn func() error) error {
+	return w.items(']', fn)
+}
+
+// items walks the members or elements of the object or list whose opening
+// byte was consumed, up to its closing byte closer: item consumes each.
+func (w *streamWalk) items(closer byte, item func() error) error {
 	c, err := w.peek()
 	if err != nil {
 		return err
 	}
-	if c == ']' {
+	if c == closer {
 		w.s.pos++
 		return nil
 	}
 	for {
-		if err := fn(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		if c, err = w.peek(); err != nil {
@@ -497,7 +475,7 @@ func (w *streamWalk) elements(fn func() error) error {
 		w.s.pos++
 		switch c {
 		case ',':
-		case ']':
+		case closer:
 			return nil
 		default:
 			return errFallback

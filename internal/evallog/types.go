@@ -224,8 +224,8 @@ func (c *Contents) UnmarshalJSON(b []byte) error {
 		*c = nil
 		return nil
 	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := DecodeString(b)
+		if err != nil {
 			return err
 		}
 		*c = Contents{{Type: "text", Text: s}}
