@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"testing"
 
 	"empties/internal/store"
+	"empties/internal/testutil"
 )
 
 // logRow stands for a row of replies: the rows of one log share a log_id.
@@ -78,55 +77,17 @@ func addLogs(t testing.TB, d *store.Dataset, drop []string, keys ...string) {
 // fileSums maps each part file of the current generation to its SHA-256.
 func fileSums(t testing.TB, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	for _, f := range store.TableFiles(dir, "t") {
-		out[filepath.Base(f)] = fileSum(t, f)
-	}
-	return out
+	return testutil.FileSums(t, store.TableFiles(dir, "t"))
 }
 
-func fileSum(t testing.TB, path string) string {
+// witness witnesses the current generation of the dataset at dir.
+func witness(t testing.TB, dir string) testutil.Witness {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	cur, err := store.Current(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-// witness hard-links every file of the current generation into a folder of
-// the test's and returns each link with its SHA-256: a file the next run
-// wrote into in place, rather than beside, would change under its link.
-func witness(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	w := t.TempDir()
-	out := map[string]string{}
-	cur, _ := store.Current(dir)
-	err := filepath.WalkDir(cur, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		l := filepath.Join(w, strconv.Itoa(len(out)))
-		if err := os.Link(p, l); err != nil {
-			return err
-		}
-		out[l] = fileSum(t, l)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func checkWitness(t testing.TB, step string, w map[string]string) {
-	t.Helper()
-	for l, s := range w {
-		if got := fileSum(t, l); got != s {
-			t.Errorf("%s: a file of the previous generation was modified in place (%s)", step, l)
-		}
-	}
+	return testutil.NewWitness(t, cur)
 }
 
 // fullWrite is the table a full ingest of keys writes: a new dataset, each
@@ -189,7 +150,7 @@ func TestCompactPartsWritesWhatAFullWriteWrites(t *testing.T) {
 		if err := d.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		checkWitness(t, "add "+k, w)
+		w.Check(t, "add "+k)
 		after := fileSums(t, dir)
 		if before+1 <= store.MaxSmallParts {
 			if c != (store.Compacted{}) || len(after) != before+1 {
@@ -217,7 +178,7 @@ func TestCompactPartsWritesWhatAFullWriteWrites(t *testing.T) {
 	if err := d.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	checkWitness(t, "forced", w)
+	w.Check(t, "forced")
 	if got, want := fileSums(t, dir), fullWrite(t, have); !mapsEqual(got, want) {
 		t.Errorf("forced: table %v, want the files of one write %v", got, want)
 	}
@@ -362,7 +323,7 @@ func TestKillCompactionAtEveryCommitStep(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 				t.Fatalf("helper did not stop at step %d: %v\n%s", k, err, out)
 			}
-			checkWitness(t, "killed", w)
+			w.Check(t, "killed")
 			want, next := old, nextOld
 			if k >= 6 {
 				want, next = compacted, nextCompacted
@@ -463,7 +424,7 @@ func TestCompactPartsInterrupted(t *testing.T) {
 		t.Errorf("compaction with a cancelled context: %v, want context.Canceled", err)
 	}
 	d.Close()
-	checkWitness(t, "interrupted", w)
+	w.Check(t, "interrupted")
 	if got := fileSums(t, dir); !mapsEqual(got, old) {
 		t.Errorf("after the interrupted run the table is %v, want %v", got, old)
 	}

@@ -3,8 +3,6 @@ package ingest_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -310,9 +308,9 @@ func TestIncrementalCompactionMatchesFull(t *testing.T) {
 		case 9:
 			os.Remove(name(3))
 		}
-		w := witnessGeneration(t, ds)
+		w := witness(t, ds)
 		out := reingest(t, logs, ds, false, false)
-		checkGeneration(t, step, w)
+		w.Check(t, step)
 		compacted := compactedTables(t, out)
 		for _, table := range bigTables {
 			n := len(store.TableFiles(ds, table))
@@ -339,14 +337,14 @@ func TestIncrementalCompactionMatchesFull(t *testing.T) {
 	}
 
 	plant(t, ds, "later_stage") // not a table of schema/: DuckDB views read it as it is
-	w := witnessGeneration(t, ds)
+	w := witness(t, ds)
 	var stdout, stderr bytes.Buffer
 	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: ds, Workers: 2, Progress: "never", Compact: true}, &stdout, &stderr)
 	var partial *cliutil.PartialError
 	if err != nil && !errors.As(err, &partial) {
 		t.Fatalf("ingest --compact: %v\n%s", err, stderr.String())
 	}
-	checkGeneration(t, "--compact", w)
+	w.Check(t, "--compact")
 	if c := compactedTables(t, stdout.String()); len(c) != len(bigTables) {
 		t.Errorf("--compact compacted %v, want every big table:\n%s", c, stdout.String())
 	}
@@ -402,59 +400,18 @@ func sameFiles(t *testing.T, step, table, ds, full string) {
 
 func partSums(t *testing.T, ds, table string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	for _, f := range store.TableFiles(ds, table) {
-		out[filepath.Base(f)] = sha256File(t, f)
-	}
-	return out
+	return testutil.FileSums(t, store.TableFiles(ds, table))
 }
 
-func sha256File(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-// witnessGeneration hard-links every file of the current generation into a
-// folder of the test's, with its SHA-256: a run that wrote into one of them
-// in place, instead of writing a new file, would change it under its link.
-func witnessGeneration(t *testing.T, ds string) map[string]string {
+// witness witnesses the current generation of the dataset ds: a file of it
+// a later run wrote into in place, rather than beside, is then reported.
+func witness(t *testing.T, ds string) testutil.Witness {
 	t.Helper()
 	cur, err := store.Current(ds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := t.TempDir()
-	out := map[string]string{}
-	err = filepath.WalkDir(cur, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		l := filepath.Join(w, fmt.Sprint(len(out)))
-		if err := os.Link(p, l); err != nil {
-			return err
-		}
-		out[l] = sha256File(t, l)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func checkGeneration(t *testing.T, step string, w map[string]string) {
-	t.Helper()
-	for l, s := range w {
-		if sha256File(t, l) != s {
-			t.Errorf("%s: a file of the previous generation was modified in place", step)
-			return
-		}
-	}
+	return testutil.NewWitness(t, cur)
 }
 
 // The help text states the compaction threshold the code applies.
