@@ -35,6 +35,8 @@ SELECT
   wilson_high(x_truncated_empty, n_samples) AS truncated_empty_ci_high,
   n_truncated_text, x_truncated_text,
   x_truncated_text / n_samples AS truncated_text_rate,
+  wilson_low(x_truncated_text, n_samples) AS truncated_text_ci_low,
+  wilson_high(x_truncated_text, n_samples) AS truncated_text_ci_high,
   getvariable('interval_level') AS level
 FROM groups
 ORDER BY eval, profiled, route, arm, max_tokens_source, max_tokens NULLS FIRST

@@ -61,9 +61,9 @@ func TestTruncationByMaxTokens(t *testing.T) {
 		name:  "each effective limit and its source",
 		given: exploreReplies,
 		want: []string{
-			"hle | false | openai/b | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0.95",
-			"xstest | false | openai/a | default | eval | 256 | 2 | 3 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 0 | 0 | 0 | 0.95",
-			"xstest | false | openai/a | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0.95",
+			"hle | false | openai/b | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0.95",
+			"xstest | false | openai/a | default | eval | 256 | 2 | 3 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 1 | 0.5 | 0.25 | 0.0266773 | 0.802133 | 0 | 0 | 0 | 0 | 0.65762 | 0.95",
+			"xstest | false | openai/a | default | unset | NULL | 1 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0.95",
 		},
 	}})
 }
