@@ -213,16 +213,26 @@ func (s sourceFile) Close() error {
 // an error it closes the file.
 func open(l *Log) (*Log, error) {
 	f, p := l.file, l.Path
-	var err error
 	var magic [4]byte
-	n, _ := f.ReadAt(magic[:], 0)
+	n, err := f.ReadAt(magic[:], 0)
+	isZip := n == 4 && (string(magic[:]) == "PK\x03\x04" || strings.HasSuffix(p, ".eval") && string(magic[:]) == "PK\x05\x06")
+	var first byte
+	if !isZip && (err == nil || err == io.EOF) {
+		first, err = firstNonSpace(f)
+	}
+	if err != nil && err != io.EOF {
+		// The file could not be read (a failed disk, a GET that broke
+		// off): not a judgement on what it holds.
+		f.Close()
+		return nil, fmt.Errorf("reading its first bytes: %w", err)
+	}
 	switch {
-	case n == 4 && string(magic[:]) == "PK\x03\x04", strings.HasSuffix(p, ".eval") && n == 4 && string(magic[:]) == "PK\x05\x06":
+	case isZip:
 		l.Format = FormatEval
 		if err = l.hash(); err == nil {
 			err = l.openZip()
 		}
-	case firstNonSpace(f) == '{':
+	case first == '{':
 		l.Format = FormatJSON
 		err = l.openJSON() // hashes as it scans
 	case strings.HasSuffix(p, ".eval"):
@@ -263,9 +273,9 @@ func (l *Log) FinishHash() error {
 	return nil
 }
 
-func firstNonSpace(f io.ReaderAt) byte {
+func firstNonSpace(f io.ReaderAt) (byte, error) {
 	var buf [512]byte
-	n, _ := f.ReadAt(buf[:], 0)
+	n, err := f.ReadAt(buf[:], 0)
 	for _, c := range buf[:n] {
 		switch c {
 		case ' ', '\t', '\r', '\n':
@@ -273,9 +283,9 @@ func firstNonSpace(f io.ReaderAt) byte {
 		case 0xEF, 0xBB, 0xBF: // UTF-8 byte order mark
 			continue
 		}
-		return c
+		return c, nil
 	}
-	return 0
+	return 0, err
 }
 
 // Sample members (§1.4). inspect_ai writes a sample to

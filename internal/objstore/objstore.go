@@ -260,7 +260,12 @@ func (b *resumingBody) Read(p []byte) (int, error) {
 		// The body broke off (an early EOF is a short body): resume.
 		b.body.Close()
 		if b.failures++; b.failures >= resumeAttempts {
-			return 0, fmt.Errorf("%s: the connection broke off at byte %d, %d times in a row: %w", b.obj.URL, b.pos, b.failures, err)
+			// No URL: the caller's error names it, as for any read. The
+			// cause is not wrapped: an early EOF here is a connection
+			// that broke off, not an object shorter than listed (a
+			// resumed GET of one fails with InvalidRange or
+			// PreconditionFailed).
+			return 0, fmt.Errorf("the connection broke off at byte %d, %d times in a row (%v)", b.pos, b.failures, err)
 		}
 		select {
 		case <-time.After(resumeWait << (b.failures - 1)):

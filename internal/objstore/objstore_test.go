@@ -516,8 +516,15 @@ func TestAgainstServer(t *testing.T) {
 		}
 		got, err := io.ReadAll(body)
 		body.Close()
-		if err == nil || !strings.Contains(err.Error(), "broke off") || !strings.Contains(err.Error(), o.URL) || len(got) != 64<<10 {
-			t.Errorf("a connection that breaks at every GET: %d bytes, %v; want an error naming the URL and saying it broke off", len(got), err)
+		if err == nil || !strings.Contains(err.Error(), "broke off") || len(got) != 64<<10 {
+			t.Errorf("a connection that breaks at every GET: %d bytes, %v; want 64 KiB and an error saying it broke off", len(got), err)
+		}
+		// Read as a log, the error names the URL, once.
+		if l, err := c.OpenLog(ctx, o, evallog.Limits{}, false); err == nil {
+			l.Close()
+			t.Error("a log whose every GET breaks off opened")
+		} else if t.Logf("as a log: %v", err); !strings.Contains(err.Error(), "broke off") || strings.Count(err.Error(), o.URL) != 1 {
+			t.Errorf("opening a log whose every GET breaks off: %v; want an error naming the URL once and saying it broke off", err)
 		}
 	})
 
