@@ -764,7 +764,14 @@ func (w *streamWalk) text(dst *[]byte) error {
 	}
 	for _, p := range []string{"attachment://", "tc://"} {
 		if bytes.HasPrefix(body, []byte(p)) {
-			if h := string(body[len(p):]); !w.order[h] {
+			h := string(body[len(p):])
+			if strings.HasPrefix(h, bigRef) {
+				// A text spelling a big text's ref (the log cannot hold
+				// an attachment of that hash): left to the whole decode,
+				// which keeps it as written.
+				return errFallback
+			}
+			if !w.order[h] {
 				w.order[h] = true
 				w.wanted = append(w.wanted, h)
 			}

@@ -144,6 +144,10 @@ func FuzzStreamDecode(f *testing.F) {
 	add([]byte(`{"id": 1, "epoch": 1, "events": [{"event": "model", "input_refs": [[0, 2]], "output": {"choices": []}}], "events_data": {"messages": [{"role": "user", "content": "attachment://late"}, {"role": "assistant", "content": "x"}]}, "attachments": {"late": "found"}}`))
 	add([]byte(`{"id": 1, "epoch": 1, "attachments": {"early": "e"}, "output": {"completion": "attachment://early"}, "message_pool": [{"role": "user", "content": "tc://early"}]}`))
 	add([]byte(`{"id": 1.0, "epoch": 1, "scores": {"s": {"value": NaN, "answer": "\u0000NaN"}}, "output": {"time": Infinity}}  `))
+	// A text spelling the ref the stream decode gives a big text: a
+	// string, not that text (big texts from 40 bytes: the completion is
+	// one, the look-alike not).
+	f.Add([]byte(`{"id": 1, "epoch": 1, "output": {"completion": "` + strings.Repeat("x", 200) + `", "choices": [{"message": {"role": "assistant", "content": "attachment://\u0000text0"}}]}, "events": [{"event": "model", "output": {"completion": "tc://\u0000text0"}}]}`), uint8(40), uint8(3), uint8(5))
 	for _, bad := range []string{`{"id": 1, "epoch": 1, "events": [{"event": "model", "event": "tool"}]}`, `{"id": 1`, `{"id": 1, "epoch": 1} x`, `[]`, ``, `{"transcript": {"events": []}, "id": 1}`} {
 		add([]byte(bad))
 	}
