@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	json "github.com/goccy/go-json"
 	kflate "github.com/klauspost/compress/flate"
@@ -63,9 +62,6 @@ type Log struct {
 	// but that have no member (.eval only): the log says they were written,
 	// and they cannot be read.
 	Missing []MissingSample
-
-	// ModTime is when the file was last written (an object's LastModified).
-	ModTime time.Time
 
 	file      readerAtCloser
 	zr        *zip.Reader
@@ -162,15 +158,14 @@ func OpenLimited(p string, lim Limits) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	return open(&Log{Path: p, Size: st.Size(), ModTime: st.ModTime(), file: f, Summaries: -1, maxMember: lim.maxMember()})
+	return open(&Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember()})
 }
 
 // Source is a log held somewhere other than a local file, an object in a
 // bucket for instance (internal/objstore), read through ranged reads.
 type Source struct {
-	Name    string // what Log.Path says: the object's URL
-	Size    int64
-	ModTime time.Time
+	Name string // what Log.Path says: the object's URL
+	Size int64
 	// ReaderAt reads the log's bytes; the zip's central directory and the
 	// members are read through it, each in one call.
 	ReaderAt io.ReaderAt
@@ -188,7 +183,7 @@ type Source struct {
 
 // OpenSource opens a log from a Source, as OpenLimited opens a file.
 func OpenSource(src Source, lim Limits) (*Log, error) {
-	l := &Log{Path: src.Name, Size: src.Size, ModTime: src.ModTime, file: sourceFile{src}, Summaries: -1, maxMember: lim.maxMember(), noHash: src.NoHash, hashLater: src.Hash}
+	l := &Log{Path: src.Name, Size: src.Size, file: sourceFile{src}, Summaries: -1, maxMember: lim.maxMember(), noHash: src.NoHash, hashLater: src.Hash}
 	return open(l)
 }
 

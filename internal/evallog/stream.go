@@ -175,11 +175,10 @@ type streamWalk struct {
 	// att holds the attachments resolved: the wanted ones, and small ones
 	// (spare, up to spareBudget bytes) that a ref found after the
 	// attachments may still want.
-	att, spare  map[string]string
-	spareBytes  int
-	attSeen     int // "attachments" members (the last one counts)
-	attWanted   int // len(wanted) when the last one was read
-	attComplete bool
+	att, spare map[string]string
+	spareBytes int
+	attSeen    int // "attachments" members (the last one counts)
+	attWanted  int // len(wanted) when the last one was read
 	// pools
 	hasEvData      bool
 	evMsgs, v3Msgs [][]byte
@@ -946,7 +945,7 @@ func (w *streamWalk) attachments(only map[string]bool) error {
 		if err != nil {
 			return err
 		}
-		if c != '"' || !want && only != nil {
+		if c != '"' { // (a hash only does not list was skipped above)
 			return w.value(nil, mRaw)
 		}
 		raw = raw[:0]

@@ -147,7 +147,7 @@ func FuzzStreamDecode(f *testing.F) {
 	// A text spelling the ref the stream decode gives a big text: a
 	// string, not that text (big texts from 40 bytes: the completion is
 	// one, the look-alike not).
-	f.Add([]byte(`{"id": 1, "epoch": 1, "output": {"completion": "` + strings.Repeat("x", 200) + `", "choices": [{"message": {"role": "assistant", "content": "attachment://\u0000text0"}}]}, "events": [{"event": "model", "output": {"completion": "tc://\u0000text0"}}]}`), uint8(40), uint8(3), uint8(5))
+	f.Add([]byte(`{"id": 1, "epoch": 1, "output": {"completion": "`+strings.Repeat("x", 200)+`", "choices": [{"message": {"role": "assistant", "content": "attachment://\u0000text0"}}]}, "events": [{"event": "model", "output": {"completion": "tc://\u0000text0"}}]}`), uint8(40), uint8(3), uint8(5))
 	for _, bad := range []string{`{"id": 1, "epoch": 1, "events": [{"event": "model", "event": "tool"}]}`, `{"id": 1`, `{"id": 1, "epoch": 1} x`, `[]`, ``, `{"transcript": {"events": []}, "id": 1}`} {
 		add([]byte(bad))
 	}

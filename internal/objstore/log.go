@@ -28,7 +28,7 @@ const HeaderOnly = true
 // of it.
 func (c *Client) OpenLog(ctx context.Context, o Object, lim evallog.Limits, headerOnly bool) (*evallog.Log, error) {
 	if strings.HasSuffix(o.Key, ".eval") {
-		src := evallog.Source{Name: o.URL, Size: o.Size, ModTime: o.LastModified}
+		src := evallog.Source{Name: o.URL, Size: o.Size}
 		if headerOnly {
 			src.ReaderAt, src.NoHash = c.Open(ctx, o), true
 			return evallog.OpenSource(src, lim)
@@ -49,7 +49,7 @@ func (c *Client) OpenLog(ctx context.Context, o Object, lim evallog.Limits, head
 	if err != nil {
 		return nil, err
 	}
-	return evallog.OpenSource(evallog.Source{Name: o.URL, Size: o.Size, ModTime: o.LastModified, ReaderAt: f, Close: f.Close}, lim)
+	return evallog.OpenSource(evallog.Source{Name: o.URL, Size: o.Size, ReaderAt: f, Close: f.Close}, lim)
 }
 
 // spool copies an object into a temporary file that is already unlinked:

@@ -229,15 +229,3 @@ func partNumber(name string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	return n, err == nil
 }
-
-// NewSinkAt is NewSink for a table that already holds parts in the next
-// generation (FilterParts): its first file is part-<first>.parquet.
-func NewSinkAt[T any](d *Dataset, table string, first int) (*Sink[T], error) {
-	dir, err := d.TableDir(table)
-	if err != nil {
-		return nil, err
-	}
-	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1), codec: d.codec, first: first}
-	go s.run()
-	return s, nil
-}

@@ -25,11 +25,17 @@ type Sink[T any] struct {
 
 // NewSink opens a sink for a table of the dataset.
 func NewSink[T any](d *Dataset, table string) (*Sink[T], error) {
+	return NewSinkAt[T](d, table, 0)
+}
+
+// NewSinkAt is NewSink for a table that already holds parts in the next
+// generation (FilterParts): its first file is part-<first>.parquet.
+func NewSinkAt[T any](d *Dataset, table string, first int) (*Sink[T], error) {
 	dir, err := d.TableDir(table)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1), codec: d.codec}
+	s := &Sink[T]{table: table, dir: dir, in: make(chan []T, 1), done: make(chan error, 1), codec: d.codec, first: first}
 	go s.run()
 	return s, nil
 }

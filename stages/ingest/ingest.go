@@ -700,7 +700,8 @@ func (w *writer) handle(ctx context.Context, it item) error {
 			return nil
 		}
 		r := res.rows
-		if n := r.size(); w.held > 0 && w.held+n > w.spillAt {
+		n := r.size()
+		if w.held > 0 && w.held+n > w.spillAt {
 			// The rows held before this sample go to staging files; this
 			// sample's are in memory already, and spilling them alone (one
 			// huge reply) would only copy them out and back.
@@ -713,7 +714,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.calls = append(w.calls, r.Calls...)
 		w.nRows++
 		w.classes[r.Reply.Class]++
-		w.held += r.size()
+		w.held += n
 		w.prog.sample()
 	case it.end:
 		return w.endFile()
