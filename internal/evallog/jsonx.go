@@ -2,7 +2,6 @@ package evallog
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -266,9 +265,6 @@ func isNull(raw []byte) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// structural marks the bytes lastKeyWins stops at outside strings.
-var structural = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
-
 // maxKeyDepth is the nesting past which lastKeyWins stops looking (and
 // leaves the document to the decoder, which refuses it past the same depth).
 const maxKeyDepth = 10000
@@ -316,15 +312,9 @@ func dropRepeatedKeys(data []byte) ([]byte, bool) {
 	}
 	expectKey := false
 	for i := 0; i < len(data); i++ {
-		// Most bytes outside strings are indentation, digits and literals.
-		for i < len(data) && !structural[data[i]] {
-			if data[i] == ' ' && i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == 0x2020202020202020 {
-				i += 8
-				continue
-			}
-			i++
-		}
-		if i >= len(data) {
+		// Most bytes outside strings are indentation, digits and literals;
+		// a byte nextStructural stops at that no case names is passed over.
+		if i = nextStructural(data, i); i >= len(data) {
 			break
 		}
 		switch data[i] {
