@@ -63,6 +63,13 @@ const (
 	Duplicate    = "duplicate"     // another copy of the same attempt (same eval)
 )
 
+// Statuses and Reasons are the sets logs.set_status and
+// logs.superseded_reason hold (vocab.Columns).
+var (
+	Statuses = []string{Counted, Superseded}
+	Reasons  = []string{Retried, Recovered, MergedShards, Duplicate}
+)
+
 // File is what the rules read of one log file: its header and its listing.
 type File struct {
 	ID      string    // key the verdict names (logs.log_id)

@@ -5,7 +5,10 @@
 // scripts read them from here instead of keeping their own copies.
 package vocab
 
-import "empties/internal/classify"
+import (
+	"empties/internal/classify"
+	"empties/internal/logset"
+)
 
 // The routing policies (policy_scores.policy); stages/rescore applies them.
 const (
@@ -53,6 +56,8 @@ func Columns() []Column {
 		{"reruns", "orig_class", classes},
 		{"reruns", "rerun_class", classes},
 		{"judge_tests", "judge_class", judge},
+		{"logs", "set_status", logset.Statuses},
+		{"logs", "superseded_reason", logset.Reasons},
 	}
 }
 

@@ -40,7 +40,7 @@ var invariants_ = []invariant{
 	// the shard's current one, which its merged log supersedes), but the
 	// chain ends at a counted log of the dataset.
 	{"counted logs have no superseded_by, superseded logs a superseded_by and a reason", []string{"logs"},
-		"SELECT path, set_status, superseded_by, superseded_reason FROM logs WHERE set_status NOT IN ('counted', 'superseded') OR (set_status = 'counted') <> (superseded_by IS NULL) OR (superseded_by IS NULL) <> (superseded_reason IS NULL) OR superseded_reason NOT IN (" + sqlList(supersededReasons) + ")"},
+		"SELECT path, set_status, superseded_by, superseded_reason FROM logs WHERE (set_status = " + duck.Quote(logset.Counted) + ") <> (superseded_by IS NULL) OR (superseded_by IS NULL) <> (superseded_reason IS NULL)"},
 	{"every superseded_by leads to a counted log of the dataset", []string{"logs"},
 		`WITH RECURSIVE chain(start, cur, depth) AS (
 			SELECT log_id, superseded_by, 1 FROM logs WHERE superseded_by IS NOT NULL
@@ -48,7 +48,7 @@ var invariants_ = []invariant{
 			SELECT c.start, l.superseded_by, c.depth + 1 FROM chain c JOIN logs l ON l.log_id = c.cur
 			WHERE l.superseded_by IS NOT NULL AND c.depth < 64)
 		SELECT l.path, l.superseded_by FROM logs l WHERE l.superseded_by IS NOT NULL AND NOT EXISTS (
-			SELECT 1 FROM chain c JOIN logs t ON t.log_id = c.cur WHERE c.start = l.log_id AND t.set_status = 'counted')`},
+			SELECT 1 FROM chain c JOIN logs t ON t.log_id = c.cur WHERE c.start = l.log_id AND t.set_status = ` + duck.Quote(logset.Counted) + `)`},
 	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
 		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(vocab.Policies)) + "]"},
 	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
@@ -80,8 +80,6 @@ func sqlList(names []string) string {
 	}
 	return strings.Join(quoted, ", ")
 }
-
-var supersededReasons = []string{logset.Retried, logset.Recovered, logset.MergedShards, logset.Duplicate}
 
 func sorted(names []string) []string {
 	out := append([]string(nil), names...)

@@ -98,6 +98,17 @@ func TestSupersededByInvariants(t *testing.T) {
 				l.SupersededBy, *first = &gone, false
 			}
 		}},
+		{"a status outside the set", "every logs.set_status is one of counted, superseded", func(l *schema.Log, first *bool) {
+			if l.SetStatus == "superseded" && *first {
+				l.SetStatus, *first = "replaced", false
+			}
+		}},
+		{"a reason outside the set", "every logs.superseded_reason is one of retried", func(l *schema.Log, first *bool) {
+			if l.SupersededReason != nil && *first {
+				reason := "newer"
+				l.SupersededReason, *first = &reason, false
+			}
+		}},
 		{"a counted log names a superseding one", "counted logs have no superseded_by", func(l *schema.Log, first *bool) {
 			if l.SetStatus == "counted" && *first {
 				by, reason := l.LogID, "retried"
