@@ -9,7 +9,6 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/logset"
-	"empties/internal/store"
 	"empties/internal/vocab"
 )
 
@@ -88,16 +87,22 @@ func sorted(names []string) []string {
 }
 
 func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
-	db, _, err := duck.OpenDataset(ctx, dir)
+	db, tables, err := duck.OpenDataset(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
+	// The tables of the generation the views read, not of whichever is
+	// current when an invariant is reached.
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t] = true
+	}
 	failed := 0
 	for _, inv := range append(invariants_, vocabularyInvariants()...) {
 		present := true
 		for _, t := range inv.tables {
-			present = present && store.HasTable(dir, t)
+			present = present && have[t]
 		}
 		if !present {
 			continue
