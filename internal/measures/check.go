@@ -60,7 +60,7 @@ func CheckOutputs(ctx context.Context, dataDir string) (broken, absent []string,
 	sort.Strings(names)
 	var have []string
 	for _, name := range names {
-		if root == "" || !store.HasTable(root, name) {
+		if root == "" || !present[name] { // present: the outputs too (v.Others)
 			absent = append(absent, name)
 			continue
 		}
