@@ -73,18 +73,12 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			name := e.Name()
 			if e.IsDir() {
-				// .buffer holds a running eval's realtime segments; dot
-				// folders also hold empties' own build folders.
-				if q != p && strings.HasPrefix(name, ".") {
-					return filepath.SkipDir
-				}
-				// <name>.checkpoints/ holds sandbox checkpoints, not logs.
-				if q != p && logset.IsCompanionDir(name) {
+				if q != p && skipDir(name) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			isEval, isJSON := strings.HasSuffix(name, ".eval"), strings.HasSuffix(name, ".json") && !skippedJSON[name]
+			isEval, isJSON := logName(name)
 			if !isEval && !isJSON {
 				return nil
 			}
@@ -135,33 +129,60 @@ func notRegular(m fs.FileMode) string {
 	return kind
 }
 
-// notALog says why a .json file found in a folder is not read as a log, or
-// "" if it opens like one.
-func notALog(p string) string {
-	st, err := os.Stat(p)
-	if err == nil && st.Size() == 0 {
+// The rules of a folder's listing, local or in a bucket (remote.go).
+
+// skipDir reports whether a folder below a listed path is left out: a dot
+// folder (.buffer holds a running eval's realtime segments; dot folders also
+// hold empties' own build folders) or <name>.checkpoints/ (sandbox
+// checkpoints, not logs).
+func skipDir(name string) bool {
+	return strings.HasPrefix(name, ".") || logset.IsCompanionDir(name)
+}
+
+// logName says whether a file's name is a log's: an .eval, or a .json that
+// is not one of the files inspect_ai writes beside its logs (skippedJSON).
+func logName(name string) (isEval, isJSON bool) {
+	return strings.HasSuffix(name, ".eval"), strings.HasSuffix(name, ".json") && !skippedJSON[name]
+}
+
+// whyNotALog says why a .json file of size bytes is not read as a log, or
+// "" if it opens like one; head returns its first 256 bytes (an error: it
+// is read, for ingest to report the error).
+func whyNotALog(size int64, head func() ([]byte, error)) string {
+	if size == 0 {
 		return "an empty .json file, not an Inspect log"
 	}
-	if !looksLikeLog(p) {
+	b, err := head()
+	if err != nil {
+		return "" // let ingest report the error
+	}
+	if !opensLikeLog(b) {
 		return "a .json file that is not an Inspect log (it does not open like one)"
 	}
 	return ""
 }
 
-// looksLikeLog reports whether a JSON file opens like an EvalLog: an object
-// whose first key is one the writer puts first (version, status or eval).
-func looksLikeLog(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return true // let ingest report the error
+// notALog is whyNotALog for a .json file found in a folder.
+func notALog(p string) string {
+	size := int64(-1)
+	if st, err := os.Stat(p); err == nil {
+		size = st.Size()
 	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := f.Read(buf)
-	return opensLikeLog(buf[:n])
+	return whyNotALog(size, func() ([]byte, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		buf := make([]byte, 256)
+		n, _ := f.Read(buf)
+		return buf[:n], nil
+	})
 }
 
-// opensLikeLog is looksLikeLog on the first bytes of a file.
+// opensLikeLog reports whether a JSON file's first bytes open like an
+// EvalLog: an object whose first key is one the writer puts first
+// (version, status or eval).
 func opensLikeLog(head []byte) bool {
 	b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(b) == 0 || b[0] != '{' {

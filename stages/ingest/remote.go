@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"empties/internal/evallog"
-	"empties/internal/logset"
 	"empties/internal/objstore"
 	"empties/schema"
 )
@@ -46,8 +45,10 @@ func discoverRemote(ctx context.Context, urls []string) (*remoteLogs, error) {
 	if len(urls) == 0 {
 		return r, nil
 	}
-	for _, u := range urls {
-		if _, err := objstore.ParseURL(u); err != nil {
+	parsed := make([]objstore.URL, len(urls))
+	for i, u := range urls {
+		var err error
+		if parsed[i], err = objstore.ParseURL(u); err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
 	}
@@ -56,7 +57,7 @@ func discoverRemote(ctx context.Context, urls []string) (*remoteLogs, error) {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	r.client = c
-	for _, u := range urls {
+	for i, u := range urls {
 		objs, err := c.List(ctx, u)
 		if err != nil {
 			r.errs = append(r.errs, schema.IngestError{Path: u, Error: err.Error()})
@@ -66,8 +67,7 @@ func discoverRemote(ctx context.Context, urls []string) (*remoteLogs, error) {
 			r.add(objs[0])
 			continue
 		}
-		prefix := strings.TrimPrefix(u, objstore.Scheme)
-		prefix = prefix[strings.Index(prefix, "/")+1:]
+		prefix := parsed[i].Key
 		if prefix != "" && !strings.HasSuffix(prefix, "/") {
 			prefix += "/"
 		}
@@ -99,27 +99,18 @@ func (r *remoteLogs) keep(ctx context.Context, o objstore.Object, rel string) (w
 	dirs := strings.Split(rel, "/")
 	name := dirs[len(dirs)-1]
 	for _, d := range dirs[:len(dirs)-1] {
-		if strings.HasPrefix(d, ".") || logset.IsCompanionDir(d) {
+		if skipDir(d) {
 			return "", false
 		}
 	}
-	if strings.HasSuffix(name, ".eval") {
+	switch isEval, isJSON := logName(name); {
+	case isEval:
 		return "", true
-	}
-	if !strings.HasSuffix(name, ".json") || skippedJSON[name] {
+	case !isJSON:
 		return "", false
 	}
-	if o.Size == 0 {
-		return "an empty .json file, not an Inspect log", false
-	}
-	head, err := r.client.Head(ctx, o, 256)
-	if err != nil {
-		return "", true // let ingest report the error
-	}
-	if !opensLikeLog(head) {
-		return "a .json file that is not an Inspect log (it does not open like one)", false
-	}
-	return "", true
+	why = whyNotALog(o.Size, func() ([]byte, error) { return r.client.Head(ctx, o, 256) })
+	return why, why == ""
 }
 
 // merge adds the listed objects to the local files, in one sorted order.
