@@ -1095,12 +1095,7 @@ func unescapePlain(dst, body []byte) ([]byte, bool) {
 		if i >= 0 {
 			run = body[:i]
 		}
-		for _, c := range run {
-			if c < 0x20 {
-				return dst, false
-			}
-		}
-		if !utf8.Valid(run) {
+		if hasControl(run) || !utf8.Valid(run) {
 			return dst, false
 		}
 		dst = append(dst, run...)
