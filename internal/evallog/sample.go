@@ -61,15 +61,21 @@ func (d *DecodedSample) Release() {
 	}
 }
 
+// reset empties d for the next decode, keeping the memory of its event
+// list: the decoder decodes into existing elements, so they are cleared.
+func (d *DecodedSample) reset() {
+	events := d.Events[:cap(d.Events)]
+	clear(events)
+	*d = DecodedSample{}
+	d.Events = events[:0]
+}
+
 // Decode is DecodeSample into d, reusing the memory of d's event list: a
 // worker that decodes sample after sample into one DecodedSample does not
 // grow a new list (the largest allocation of a decode) for each. Nothing of
 // the previous sample survives.
 func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
-	events := d.Events[:cap(d.Events)]
-	clear(events) // the decoder decodes into existing elements
-	*d = DecodedSample{}
-	d.Events = events[:0]
+	d.reset()
 	raw, _ = lastKeyWins(raw)
 	var slim, attachments []byte
 	var pools, pool [][]byte
@@ -90,9 +96,7 @@ func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
 		// A sample of ordinary size, or not a document the walk takes
 		// apart: decoded whole, as it always was, for the same result or
 		// the same error.
-		clear(events)
-		*d = DecodedSample{}
-		d.Events = events[:0]
+		d.reset()
 		if sanitized, err = unmarshal(raw, &d.Sample); err != nil {
 			return describeJSONError(raw, err)
 		}

@@ -283,10 +283,7 @@ func (d *DecodedSample) DecodeStream(ref SampleRef, legacyScoreName string) erro
 		return err
 	}
 	defer done()
-	events := d.Events[:cap(d.Events)]
-	clear(events) // the decoder decodes into existing elements
-	*d = DecodedSample{}
-	d.Events = events[:0]
+	d.reset()
 	w := &streamWalk{order: map[string]bool{}, s: scanner{r: rd, buf: make([]byte, 0, 1<<20)}}
 	slim, err := w.sample()
 	if err != nil {
