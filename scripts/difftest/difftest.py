@@ -23,9 +23,9 @@ The rule (design rule 1; README "How the reply is chosen"), written here
 from inspect_ai's object model and model/_model.py, independently of the Go
 code:
 
-  * whose call: a model event under a span of type scorer/scorers (older
-    logs: inside a scorer step) is a judge's; else a role naming a grader is
-    a judge's; another role, or another model than the eval's, is "other";
+  * whose call: a model event under a span of type scorer/scorers, at any
+    depth (older logs: inside a scorer step) is a judge's; else a role
+    naming a grader is a judge's; another role, or another model than the eval's, is "other";
     the rest is the model under test's;
   * status: pending (never completed) is a placeholder; an errored event
     followed by a non-pending event of the same generation (same span, or
@@ -79,11 +79,14 @@ def classify_events(sample, eval_model: str) -> list[dict]:
         if not isinstance(e, ModelEvent):
             continue
         kind = None
-        sid, seen = e.span_id, 0
-        while sid and sid in spans and seen < 1000:
+        # the whole ancestry, whatever its depth; a parent chain that loops
+        # is walked once around
+        sid, seen = e.span_id, set()
+        while sid and sid in spans and sid not in seen:
+            seen.add(sid)
             if spans[sid].type in ("scorer", "scorers"):
                 kind = "judge"
-            sid, seen = spans[sid].parent_id, seen + 1
+            sid = spans[sid].parent_id
         if kind is None and any(st.type == "scorer" for _, st in steps):
             kind = "judge"
         if kind is None:

@@ -16,19 +16,29 @@ import (
 // the pinned inspect_ai's read_eval_log, and checks every sample against the
 // rows ingest wrote: exactly one reply row, and the reply the rule picks in
 // inspect_ai's own object model (same event position and timestamp, same
-// text, same stop reason, same call statuses). It needs the project's .venv
-// (`make venv`); without it the test fails, it is not skipped.
+// text, same stop reason, same call statuses).
 func TestDifferentialAgainstInspect(t *testing.T) {
-	python := testutil.Path(t, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("the differential test needs the pinned inspect_ai in .venv (run `make venv`): %v", err)
-	}
 	paths := []string{
 		filepath.Join(testutil.WildCorpus(t), "logs"),
 		testutil.SharedCorpus(t),
 		testutil.Path(t, "testdata", "logs"),
 		testutil.Path(t, "testdata", "classify"),
 		testutil.Path(t, "testdata", "profiles"),
+	}
+	if n := runDifftest(t, paths...); n < 2000 {
+		t.Fatalf("only %d reply rows", n)
+	}
+}
+
+// runDifftest ingests paths and checks every sample read_eval_log reads
+// there against the rows (scripts/difftest/difftest.py).
+// It needs the project's .venv (`make venv`); without it the test fails,
+// it is not skipped. It returns the number of reply rows checked.
+func runDifftest(t *testing.T, paths ...string) int {
+	t.Helper()
+	python := testutil.Path(t, ".venv", "bin", "python")
+	if _, err := os.Stat(python); err != nil {
+		t.Fatalf("the differential test needs the pinned inspect_ai in .venv (run `make venv`): %v", err)
 	}
 	dir, _, stderr, err := runIngest(t, paths...)
 	if err != nil {
@@ -42,9 +52,6 @@ func TestDifferentialAgainstInspect(t *testing.T) {
 	  SELECT l.path, r.sample_id, r.epoch, r.reply_source, r.text, coalesce(r.stop_reason, 'NULL'),
 	         coalesce(c.call_index::VARCHAR, 'NULL'), coalesce(c.ts, 'NULL'), coalesce(to_json(c.statuses)::VARCHAR, '[]')
 	  FROM replies r JOIN logs l USING (log_id) LEFT JOIN calls c USING (log_id, sample_id, epoch)`)
-	if len(rows) < 2000 {
-		t.Fatalf("only %d reply rows", len(rows))
-	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "rows.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +90,5 @@ func TestDifferentialAgainstInspect(t *testing.T) {
 		t.Fatalf("difftest: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+	return len(rows)
 }

@@ -275,6 +275,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 			spans[e.ID] = span{parent: e.ParentID, typ: e.Type, name: e.Name}
 		}
 	}
+	tree := newSpanTree(spans)
 	var steps []span
 	var out []modelEvent
 	for i := range d.Events {
@@ -296,7 +297,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 		default:
 			continue
 		}
-		kind, reason, scorer := callKind(ctx, e, spans, steps)
+		kind, reason, scorer := callKind(ctx, e, tree, steps)
 		scope := "span:" + e.SpanID
 		if e.SpanID == "" && len(steps) > 0 {
 			scope = "step:" + strconv.Itoa(steps[len(steps)-1].begin)
@@ -388,23 +389,10 @@ func usableOutput(d *evallog.DecodedSample, o *evallog.ModelOutput, otherTexts [
 // callKind decides whose call a model event is. Span ancestry is the reliable
 // signal; role alone is not, since a grader that falls back to the default
 // model has no role (design rule 1).
-func callKind(ctx *logContext, e *evallog.Event, spans map[string]span, steps []span) (kind, reason string, scorer *string) {
-	seen := 0
-	for id := e.SpanID; id != "" && seen < 1000; seen++ {
-		s, ok := spans[id]
-		if !ok {
-			break
-		}
-		if s.typ == "scorer" || s.typ == "scorers" {
-			if scorer == nil && s.typ == "scorer" {
-				scorer = strPtr(s.name)
-			}
-			kind, reason = KindJudge, "scorer_span"
-		}
-		id = s.parent
-	}
-	if kind != "" {
-		return kind, reason, scorer
+func callKind(ctx *logContext, e *evallog.Event, spans *spanTree, steps []span) (kind, reason string, scorer *string) {
+	// The whole ancestry counts, whatever its depth (spanTree).
+	if sc := spans.of(e.SpanID); sc.judge {
+		return KindJudge, "scorer_span", sc.scorer
 	}
 	for j := len(steps) - 1; j >= 0; j-- {
 		if steps[j].typ == "scorer" {
