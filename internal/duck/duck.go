@@ -89,7 +89,7 @@ func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 
 // Rows runs a query and returns its columns and every row's values as
 // scanned (nil for NULL).
-func Rows(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, [][]any, error) {
+func Rows(ctx context.Context, db Querier, q string, args ...any) ([]string, [][]any, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, err
