@@ -24,7 +24,8 @@ var slimFrom = 8 << 20
 
 // sampleFields are the keys of Sample the decoder is given (matched without
 // regard to case, as the decoder matches them).
-var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata"}
+var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata",
+	"started_at", "completed_at", "total_time", "working_time"}
 
 // keptField returns the entry of sampleFields that key names, having
 // appended the member's start (a comma after an earlier member, the key and

@@ -95,6 +95,11 @@ type Sample struct {
 	Error       *EvalError        `json:"error"`
 	Limit       *SampleLimit      `json:"limit"`
 	Metadata    json.RawMessage   `json:"metadata"`
+	// Timing (inspect_ai 0.3.70+; started_at and completed_at later).
+	StartedAt   string `json:"started_at"`
+	CompletedAt string `json:"completed_at"`
+	TotalTime   Float  `json:"total_time"`
+	WorkingTime Float  `json:"working_time"`
 }
 
 // Transcript is the 2024 container of events and attachments.

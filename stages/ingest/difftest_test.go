@@ -50,7 +50,7 @@ func runDifftest(t *testing.T, paths ...string) int {
 	           any_value(call_index) FILTER (is_reply) AS call_index, any_value(timestamp) FILTER (is_reply) AS ts
 	    FROM model_calls GROUP BY ALL)
 	  SELECT l.path, r.sample_id, r.epoch, r.reply_source, r.text, coalesce(r.stop_reason, 'NULL'),
-	         coalesce(c.call_index::VARCHAR, 'NULL'), coalesce(c.ts, 'NULL'), coalesce(to_json(c.statuses)::VARCHAR, '[]')
+	         coalesce(c.call_index::VARCHAR, 'NULL'), coalesce(strftime(c.ts AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%f+00:00'), 'NULL'), coalesce(to_json(c.statuses)::VARCHAR, '[]')
 	  FROM replies r JOIN logs l USING (log_id) LEFT JOIN calls c USING (log_id, sample_id, epoch)`)
 	f, err := os.Create(filepath.Join(t.TempDir(), "rows.jsonl"))
 	if err != nil {

@@ -151,6 +151,8 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	if d.Limit != nil && d.Limit.Type != "" {
 		r.SampleLimit = strPtr(d.Limit.Type)
 	}
+	r.StartedAt, r.CompletedAt = parseTime(d.StartedAt), parseTime(d.CompletedAt)
+	r.TotalTime, r.WorkingTime = d.TotalTime.Ptr(), d.WorkingTime.Ptr()
 	r.SampleMetadata = rawJSON(d.Metadata, d.Sanitized)
 	if r.SampleMetadata != nil && *r.SampleMetadata == "{}" {
 		r.SampleMetadata = nil
@@ -172,8 +174,8 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		call := schema.ModelCall{
 			LogID: ctx.LogID, SampleID: id, Epoch: int64(d.Epoch), CallIndex: int64(i),
 			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
-			CallStatus:   me.status,
-			ToolsOffered: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: nonEmpty(e.Timestamp),
+			CallStatus:    me.status,
+			ToolsOfferedN: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
 			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(evallog.EventError(e)),
 		}
 		cfg := evallog.ParseGenerateConfig(e.Config)

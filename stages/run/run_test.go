@@ -87,9 +87,11 @@ func TestRunWithoutManifest(t *testing.T) {
 // The first stage that fails stops the run, named.
 func TestRunStopsAtTheFailingStage(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ds")
+	manifest := filepath.Join(t.TempDir(), "broken-manifest.yaml")
+	os.WriteFile(manifest, []byte("routes: [unclosed\n"), 0o644) // exists, so only rescore finds it wrong
 	var stdout, stderr bytes.Buffer
 	err := run.Run(context.Background(), run.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out,
-		Manifest: filepath.Join(t.TempDir(), "no-such-manifest.yaml"), Progress: "never"}, &stdout, &stderr)
+		Manifest: manifest, Progress: "never"}, &stdout, &stderr)
 	var se *run.StageError
 	if !errors.As(err, &se) || se.Stage != "rescore" || !strings.Contains(err.Error(), "run stopped at stage rescore") {
 		t.Fatalf("err = %v, want a StageError at rescore", err)
