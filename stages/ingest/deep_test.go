@@ -138,5 +138,5 @@ func TestJudgeAtAnyDepth(t *testing.T) {
 			t.Errorf("reply %v: want sample.output, never the judge's text", r)
 		}
 	}
-	runDifftest(t, logs)
+	runDifftest(t, false, nil, logs)
 }

@@ -141,7 +141,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	r := &out.Reply
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: ctx.EvalID, Task: ctx.Task, Model: ctx.Model,
-		SampleID: id, SampleIDType: idType, Epoch: int64(d.Epoch), SampleUUID: d.UUID,
+		SampleID: id, SampleIDType: idType, Epoch: d.Epoch.V, SampleUUID: d.UUID,
 		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
@@ -157,8 +157,8 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	if r.SampleMetadata != nil && *r.SampleMetadata == "{}" {
 		r.SampleMetadata = nil
 	}
-	if d.Output != nil {
-		r.FinalCompletion = strPtr(finalCompletion(d, d.Output))
+	if d.Output.ModelOutput != nil {
+		r.FinalCompletion = strPtr(finalCompletion(d, d.Output.ModelOutput))
 	}
 
 	events := modelEvents(ctx, d)
@@ -172,7 +172,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 			return nil, err
 		}
 		call := schema.ModelCall{
-			LogID: ctx.LogID, SampleID: id, Epoch: int64(d.Epoch), CallIndex: int64(i),
+			LogID: ctx.LogID, SampleID: id, Epoch: d.Epoch.V, CallIndex: int64(i),
 			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
 			CallStatus:    me.status,
 			ToolsOfferedN: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
@@ -238,16 +238,16 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		}
 		out.Calls = append(out.Calls, call)
 	}
-	if reply < 0 && usableOutput(d, d.Output, otherTexts) {
+	if reply < 0 && usableOutput(d, d.Output.ModelOutput, otherTexts) {
 		// The model under test made no call through Inspect's model API that
 		// completed (an agent driving an outside CLI, a log without events):
 		// sample.output is its reply, unless it is a judge's. reply_source
 		// says so, and tools_offered stays unknown.
 		r.ReplySource = SourceSampleOutput
 		r.ReplyModel = nonEmpty(d.Output.Model)
-		view := viewOutput(d, d.Output)
+		view := viewOutput(d, d.Output.ModelOutput)
 		view.fill(r)
-		setUsage(d.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
+		setUsage(d.Output.ModelOutput, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 	}
 	if r.MaxTokensSource == "unset" && ctx.EvalMaxTokens != nil {
 		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
@@ -260,7 +260,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, int64(d.Epoch), name, d.Scores[name], d.Sanitized))
+		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch.V, name, d.Scores[name], d.Sanitized))
 	}
 	return out, nil
 }
@@ -328,7 +328,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 func callStatus(events []modelEvent, i int) string {
 	e := events[i].e
 	switch {
-	case e.Pending:
+	case bool(e.Pending):
 		return StatusPlaceholder
 	case evallog.EventError(e) == "":
 		return StatusCompleted
