@@ -13,6 +13,8 @@ WITH totals AS (
   SELECT
     arm, scope, route,
     count(DISTINCT eval) AS n_evals,
+    count(DISTINCT cell_route) AS n_routes,
+    count(DISTINCT (eval, profiled, cell_route)) AS n_cells,
     count(DISTINCT log_id) AS n_logs,
     count(DISTINCT (eval, profiled, cell_route, sample_id)) AS n_samples,
     count(*) AS n_replies,
@@ -26,7 +28,7 @@ WITH totals AS (
   GROUP BY arm, scope, route
 )
 SELECT
-  arm, scope, route, n_evals, n_logs, n_samples, n_replies,
+  arm, scope, route, n_evals, n_routes, n_cells, n_logs, n_samples, n_replies,
   n_non_answer_replies, x_non_answer,
   x_non_answer / n_samples AS non_answer_rate,
   wilson_low(x_non_answer, n_samples) AS non_answer_ci_low,

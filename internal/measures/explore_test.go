@@ -79,18 +79,18 @@ func TestOverview(t *testing.T) {
 		name:  "every route together and each route: non-answers, no reply and answers sum to 1",
 		given: exploreReplies + exploreError,
 		want: []string{
-			"default | all | NULL | 2 | 2 | 5 | 6 | 3 | 2.5 | 0.5 | 0.170424 | 0.829576 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 2 | 1.5 | 0.3 | 0.072584 | 0.701209 | 0.95",
-			"default | route | openai/a | 1 | 1 | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0 | 0 | 0 | 0 | 0.561497 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0.95",
-			"default | route | openai/b | 1 | 1 | 2 | 2 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 0 | 0 | 0 | 0 | 0.65762 | 0.95",
+			"default | all | NULL | 2 | 2 | 2 | 2 | 5 | 6 | 3 | 2.5 | 0.5 | 0.170424 | 0.829576 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 2 | 1.5 | 0.3 | 0.072584 | 0.701209 | 0.95",
+			"default | route | openai/a | 1 | 1 | 1 | 1 | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0 | 0 | 0 | 0 | 0.561497 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0.95",
+			"default | route | openai/b | 1 | 1 | 1 | 1 | 2 | 2 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 0 | 0 | 0 | 0 | 0.65762 | 0.95",
 		},
 	}, {
 		name:  "the same sample id in two tasks is two samples",
 		given: exploreReplies + `INSERT INTO replies (log_id, task, model, sample_id, epoch, class, non_answer) VALUES ('L4', 'other', 'openai/a', 's1', 1, 'answer', false);`,
-		query: "SELECT scope, route, n_evals, n_logs, n_samples, n_replies, non_answer_rate FROM overview ORDER BY scope, route",
+		query: "SELECT scope, route, n_evals, n_routes, n_cells, n_logs, n_samples, n_replies, non_answer_rate FROM overview ORDER BY scope, route",
 		want: []string{
-			"all | NULL | 3 | 3 | 5 | 6 | 0.5",
-			"route | openai/a | 2 | 2 | 4 | 5 | 0.375",
-			"route | openai/b | 1 | 1 | 1 | 1 | 1",
+			"all | NULL | 3 | 2 | 3 | 3 | 5 | 6 | 0.5",
+			"route | openai/a | 2 | 1 | 2 | 2 | 4 | 5 | 0.375",
+			"route | openai/b | 1 | 1 | 1 | 1 | 1 | 1 | 1",
 		},
 	}})
 }
@@ -176,6 +176,21 @@ func TestClassExamples(t *testing.T) {
 			"silent | 1 | 1 | /logs/b.json | samples[0] | q 1/2 | 1 | inspect view --log-dir '/logs' | http://127.0.0.1:7575/#/logs/b.json/samples/sample/q%201%2F2/1/ | ",
 			"tool_only | 1 | 1 | /logs/run one/a.eval | samples/s3_epoch_1.json | s3 | 1 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s3/1/ | search,fetch",
 			"truncated_empty | 1 | 1 | /logs/run one/a.eval | samples/s1_epoch_2.json | s1 | 2 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s1/2/ | ",
+		},
+	}, {
+		name: "the prompt of the reply's call, not of a judge's or of a retried attempt",
+		given: exploreReplies + exploreLogs + `
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, call_status, is_reply, prompt_text) VALUES
+  ('L1', 's2', 1, 0, 'openai/a', 'model_under_test', 'retried', false, NULL),
+  ('L1', 's2', 1, 1, 'openai/a', 'model_under_test', 'completed', true, 'Why is the sky blue?'),
+  ('L1', 's2', 1, 2, 'openai/j', 'judge', 'completed', false, 'Grade this reply');`,
+		query: "SELECT class, sample_id, non_answer, prompt_text FROM class_examples ORDER BY class, draw",
+		want: []string{
+			"answer | s1 | false | NULL",
+			"reasoning_only | s2 | true | Why is the sky blue?",
+			"silent | q 1/2 | true | NULL",
+			"tool_only | s3 | false | NULL",
+			"truncated_empty | s1 | true | NULL",
 		},
 	}, {
 		name: "at most examples_per_class of a class, the same ones for the same seed",
