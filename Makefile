@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv java chromium versitygw fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv java chromium vega versitygw fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -48,6 +48,13 @@ vet:
 # $(OUT)/ci/report.png.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+# The report page's chart libraries (Vega, Vega-Lite, vega-embed), committed
+# under stages/report/assets/vega/; this re-fetches them from npm at these
+# versions and checks them against the SHA256SUMS there.
+VEGA_VERSIONS := 6.2.0 6.4.1 7.1.0
+vega:
+	scripts/vega/vendor.sh $(VEGA_VERSIONS)
 
 # The S3-compatible server the object-storage tests (internal/objstore) and
 # the S3 bench rows run on loopback: versitygw, built from its Go module.
