@@ -49,6 +49,8 @@ type pageFacts struct {
 	Examples     []string            `json:"examples"`     // class of each example, in page order
 	WhyMissing   []string            `json:"whyMissing"`   // examples without a rule or a text field
 	Cards        map[string]string   `json:"cards"`        // card class → big number
+	DupIDs       []string            `json:"dupIDs"`       // ids given to more than one element
+	BrokenLinks  []string            `json:"brokenLinks"`  // #links to no element
 	Text         string              `json:"text"`         // the visible text, charts hidden
 }
 
@@ -73,7 +75,9 @@ const factsJS = `(() => {
     viewLinks: document.querySelectorAll('a[href^="http://127.0.0.1:7575/#/logs/"]').length,
     pageOverflow: document.documentElement.scrollWidth - W, wideTables: [], overlaps: [], clipped: [], legends: {},
     examples: [...document.querySelectorAll('article.example')].map(a => a.querySelector('header code').textContent),
-    whyMissing: [], cards: {}, text: text};
+    whyMissing: [], cards: {}, text: text,
+    dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
+    brokenLinks: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))};
   for (const t of document.querySelectorAll('table')) {
     const r = box(t), p = t.parentElement;
     if (r.right > W + 0.5 || r.left < -0.5 || p.scrollWidth > p.clientWidth + 1) {
@@ -152,7 +156,7 @@ const width, height = 1400, 900
 
 // render opens DIR/index.html in headless Chromium at width × height, waits
 // for its charts, reads its facts and keeps two screenshots, the first
-// screen (shot-first.png) and the whole page (shot.png), in artifactDir. It
+// screen (shot-first.png) and the whole page (shot.jpg), in artifactDir. It
 // reports as errors anything fetched but the page itself, failed loads,
 // script exceptions, console errors and CSP violations.
 func render(t *testing.T, dir, shot string) pageFacts {
@@ -231,7 +235,7 @@ func render(t *testing.T, dir, shot string) pageFacts {
 		t.Fatal(err)
 	}
 	art := artifactDir(t)
-	for name, b := range map[string][]byte{shot + "-first.png": first, shot + ".png": full} {
+	for name, b := range map[string][]byte{shot + "-first.png": first, shot + ".jpg": full} {
 		if err := os.WriteFile(filepath.Join(art, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -284,6 +288,12 @@ func checkGeometry(t *testing.T, dir string, got pageFacts) {
 	}
 	for _, c := range got.Clipped {
 		t.Errorf("text cut off: %s", c)
+	}
+	for _, id := range got.DupIDs {
+		t.Errorf("id %q is given to more than one element", id)
+	}
+	for _, id := range got.BrokenLinks {
+		t.Errorf("a link to #%s leads nowhere", id)
 	}
 }
 
@@ -446,7 +456,7 @@ func writeReport(t *testing.T, data string) string {
 // Chromium: the decision table has a row per decision, every chart is drawn
 // with nothing overlapping or cut off, no table runs off the page, nothing
 // is fetched and nothing fails. Its screenshots are the CI artifacts
-// (artifactDir/report.png, report-first.png).
+// (artifactDir/report-first.png, report.jpg).
 func TestReportPageRendersInChromium(t *testing.T) {
 	out := writeReport(t, studyDataset(t, testutil.Path(t, "testdata", "profiles")))
 	got := render(t, out, "report")

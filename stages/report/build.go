@@ -75,6 +75,7 @@ type builder struct {
 	charts  []*chart
 	written []string // tables with files
 	ids     map[string]int
+	anchors map[string]int
 	cells   int64 // task × model cells of the default arm (overview.n_cells)
 }
 
@@ -107,6 +108,39 @@ func (b *builder) readRuns() error {
 
 func (b *builder) query(q string, args ...any) ([]string, []string, [][]any, error) {
 	return queryTyped(b.ctx, b.db, q, args...)
+}
+
+// The headings other parts of the page link to.
+const (
+	hClasses   = "What the classes mean"
+	hCharts    = "Charts"
+	hExamples  = "Examples: what the replies look like"
+	hTables    = "All tables"
+	hDecisions = "Decisions"
+)
+
+// h is a heading whose id is GitHub's anchor for its text, numbered as
+// GitHub numbers a repeated one.
+func (b *builder) h(level int, text string) heading {
+	if b.anchors == nil {
+		b.anchors = map[string]int{}
+	}
+	id := anchor(text)
+	n := b.anchors[id]
+	b.anchors[id]++
+	if n > 0 {
+		id = fmt.Sprintf("%s-%d", id, n)
+	}
+	return heading{level, id, text}
+}
+
+// link is a Markdown link to the first heading of that text.
+func link(label, heading string) string { return "[" + label + "](#" + anchor(heading) + ")" }
+
+// ratesTitle heads the per-cell tables.
+func (b *builder) ratesTitle() string {
+	eval, _, route, _ := b.words()
+	return fmt.Sprintf("Rates per %s × %s", eval, route)
 }
 
 // id returns an HTML id, unique on the page.
@@ -266,7 +300,7 @@ func (b *builder) unavailable(name string) string {
 // the ones that could not be computed on one line per reason.
 func (b *builder) allTables(present []string) (block, error) {
 	var blocks []block
-	blocks = append(blocks, heading{2, "tables", "All tables"},
+	blocks = append(blocks, b.h(2, hTables),
 		para{text: "Every table the page draws on, formatted for reading; each downloads as CSV and Parquet (every column, full precision) from `tables/`, and opens in DuckDB or pandas (`empties sql`, `DIR/empties.duckdb`). Click a column to sort, type in the box to filter."})
 	titles := map[string]string{}
 	var order []string
@@ -320,8 +354,8 @@ func (b *builder) allTables(present []string) (block, error) {
 			continue
 		}
 		if name == "class_examples" { // forty columns: the examples above are its reading
-			blocks = append(blocks, para{text: fmt.Sprintf("%s: `%s`, %s rows, shown as [the examples](#examples); files [CSV](tables/%[2]s.csv), [Parquet](tables/%[2]s.parquet).",
-				titles[name], name, count(int64(len(v.rows))))})
+			blocks = append(blocks, para{text: fmt.Sprintf("%s: `%s`, %s rows, shown as %s; files [CSV](tables/%[2]s.csv), [Parquet](tables/%[2]s.parquet).",
+				titles[name], name, count(int64(len(v.rows))), link("the examples", hExamples))})
 			continue
 		}
 		blocks = append(blocks, folded{
@@ -340,5 +374,5 @@ func (b *builder) allTables(present []string) (block, error) {
 		}
 		blocks = append(blocks, list(lines))
 	}
-	return section{id: "all-tables", blocks: blocks}, nil
+	return section{id: "tables-section", blocks: blocks}, nil
 }

@@ -52,7 +52,7 @@ func (e example) yes(k string) bool {
 }
 
 func (b *builder) examples() (block, error) {
-	blocks := []block{heading{2, "examples", "Examples: what the replies look like"}}
+	blocks := []block{b.h(2, hExamples)}
 	if !b.have["class_examples"] {
 		blocks = append(blocks, para{text: "No class_examples table: run `empties analyze`."})
 		return section{id: "examples-section", blocks: blocks}, nil
@@ -93,7 +93,7 @@ func (b *builder) examples() (block, error) {
 			prev = class
 			label := map[string]string{vocab.CountsNonAnswer: "non-answer", vocab.CountsNoReply: "no reply",
 				vocab.CountsNonAnswerUnlessOffered: "non-answer only without tools", vocab.CountsAnswer: "answer"}[counts[class]]
-			group = append(group, heading{3, b.id("examples " + class), fmt.Sprintf("%s (%s): %s of %s replies", code(class), label, count(int64(countDraws(rows, cols, class))), count(e.n("n_in_class")))},
+			group = append(group, b.h(3, fmt.Sprintf("%s (%s): %s of %s", code(class), label, count(int64(countDraws(rows, cols, class))), plural(e.n("n_in_class"), "reply", "replies"))),
 				para{text: meaning[class] + "."})
 		}
 		group = append(group, b.exampleBlock(e, cols, seeds))

@@ -49,7 +49,7 @@ var explorationSections = []struct {
 // exploration writes the per-cell tables.
 func (b *builder) exploration() (block, error) {
 	eval, _, route, _ := b.words()
-	blocks := []block{heading{2, "rates", fmt.Sprintf("Rates per %s × %s", eval, route)}}
+	blocks := []block{b.h(2, b.ratesTitle())}
 	if b.study {
 		blocks = append(blocks, para{text: "Eval and route come from the manifest (logs that match no profile keep their task as the eval). The sample is the unit; intervals are Wilson intervals."})
 	} else {
@@ -65,7 +65,7 @@ func (b *builder) exploration() (block, error) {
 	for _, sec := range explorationSections {
 		words := strings.NewReplacer("{eval}", eval, "{route}", route)
 		title := words.Replace(sec.title)
-		blocks = append(blocks, heading{3, b.id(sec.table), title})
+		blocks = append(blocks, b.h(3, title))
 		if !b.have[sec.table] {
 			blocks = append(blocks, para{text: fmt.Sprintf("No %s table: %s.", code(sec.table), b.unavailable(sec.table))})
 			continue
@@ -89,7 +89,7 @@ func (b *builder) exploration() (block, error) {
 // decisionsSection opens the study report: the decisions, and the logs the
 // manifest does not place.
 func (b *builder) decisionsSection() ([]block, error) {
-	blocks := []block{heading{2, "decisions", "Decisions"}}
+	blocks := []block{b.h(2, hDecisions)}
 	if !b.have["decisions"] {
 		blocks = append(blocks, para{text: "No decisions table yet: run `empties decide --manifest ...` (or `empties run LOGS --out DIR --manifest data/study.yaml`)."})
 	} else {
@@ -106,7 +106,7 @@ func (b *builder) decisionsSection() ([]block, error) {
 		if err != nil {
 			return nil, err
 		}
-		blocks = append(blocks, heading{3, "unmatched", "Logs that match no eval profile"})
+		blocks = append(blocks, b.h(3, "Logs that match no eval profile"))
 		if len(rows) == 0 {
 			blocks = append(blocks, para{text: "None: every log maps to an eval profile of the manifest."})
 		} else {
@@ -123,7 +123,7 @@ func (b *builder) decisionsSection() ([]block, error) {
 // chartsSection draws the charts whose tables are present.
 func (b *builder) chartsSection() (block, error) {
 	eval, _, route, _ := b.words()
-	blocks := []block{heading{2, "charts", "Charts"}}
+	blocks := []block{b.h(2, hCharts)}
 	var skipped []string
 	add := func(c *chart, table string, err error) error {
 		if err != nil {

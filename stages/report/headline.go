@@ -33,9 +33,9 @@ type classShare struct {
 func (b *builder) headline() ([]block, error) {
 	var blocks []block
 	if b.study {
-		blocks = append(blocks, heading{2, "answer", "Non-answers, no replies and answers (default arm)"})
+		blocks = append(blocks, b.h(2, "Non-answers, no replies and answers (default arm)"))
 	} else {
-		blocks = append(blocks, heading{2, "answer", "How often replies come back empty"})
+		blocks = append(blocks, b.h(2, "How often replies come back empty"))
 	}
 	if !b.have["overview"] {
 		blocks = append(blocks, para{text: "No overview table: run `empties analyze` (or `empties run LOGS --out DIR`) to compute the rates."})
@@ -92,8 +92,8 @@ func (b *builder) headline() ([]block, error) {
 		}
 	}
 	blocks = append(blocks, para{text: lead, class: "lead"}, cards(parts, n(2), level), para{text: fmt.Sprintf(
-		"Shares of all %s samples, each counted once (a sample with several epochs counts the share of its replies), with %s Wilson intervals. The reply is the first completed generation of the model under test. A sample with no reply is not a non-answer: it is counted beside them, never folded in. [What each class means](#classes).",
-		count(n(2)), levelText(level)), class: "rule"})
+		"Shares of all %s samples, each counted once (a sample with several epochs counts the share of its replies), with %s Wilson intervals. The reply is the first completed generation of the model under test. A sample with no reply is not a non-answer: it is counted beside them, never folded in. %s.",
+		count(n(2)), levelText(level), link("What each class means", hClasses)), class: "rule"})
 	byModel, err := b.byRoute(headlineRows)
 	if err != nil {
 		return nil, err
@@ -240,20 +240,20 @@ func (b *builder) byRoute(limit int) ([]block, error) {
 		rows = rows[:limit]
 	}
 	_, evals, _, _ := b.words()
-	v := autoView(b.id("by-"+route), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: map[string]string{
+	v := autoView(b.id("t-by-"+route), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: map[string]string{
 		"route": route, "n_evals": evals, "n_samples": "samples", "n_replies": "replies",
 		"non_answer_rate": "non-answers", "non_answer_ci_low": "interval", "non_answer_classes": "non-answers by class (replies)",
 		"no_reply_rate": "no reply", "no_reply_ci_low": "interval", "no_reply_classes": "no reply by class (replies)",
 	}})
 	if limit == 0 {
 		v.csv = "overview"
-		return []block{heading{3, "all-" + routes, "Every " + route}, v}, nil
+		return []block{b.h(3, "Every "+route), v}, nil
 	}
 	note := fmt.Sprintf("One row per %s, most non-answers first.", route)
 	if all > len(rows) {
-		note = fmt.Sprintf("The %d %s with the most non-answers of %d; [every %s](#all-%s).", len(rows), routes, all, route, routes)
+		note = fmt.Sprintf("The %d %s with the most non-answers of %d; %s.", len(rows), routes, all, link("every "+route, "Every "+route))
 	}
-	return []block{heading{3, b.id("by " + route), "By " + route}, v, para{text: note}}, nil
+	return []block{b.h(3, "By "+route), v, para{text: note}}, nil
 }
 
 // worstCells lists the task × model cells with the highest non-answer
@@ -275,18 +275,18 @@ func (b *builder) worstCells() ([]block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: non_answer_rates: %w", err)
 	}
-	h := heading{3, b.id("where"), fmt.Sprintf("Where non-answers are most frequent (%s × %s)", eval, route)}
+	h := b.h(3, fmt.Sprintf("Where non-answers are most frequent (%s × %s)", eval, route))
 	if len(rows) == 0 {
 		return []block{h, para{text: fmt.Sprintf("No %s × %s cell has a non-answer.", eval, route)}}, nil
 	}
-	v := autoView(b.id("worst-cells"), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true,
+	v := autoView(b.id("t-worst-cells"), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true,
 		labels: map[string]string{
 			"eval": eval, "route": route, "n_samples": "samples",
 			"non_answer_rate": "non-answers", "non_answer_ci_low": "interval", "non_answer_classes": "classes (replies)",
 			"no_reply_rate": "no reply", "no_reply_ci_low": "interval",
 		}})
-	note := fmt.Sprintf("The %s with the highest non-answer share, of %s; read each share with its interval and its samples (a cell of one sample is 0%% or 100%%). Every cell: [non-answer rates per %s × %s](#rates).",
-		plural(int64(len(rows)), "cell", "cells"), plural(b.cells, "cell", "cells"), eval, route)
+	note := fmt.Sprintf("The %s with the highest non-answer share, of %s; read each share with its interval and its samples (a cell of one sample is 0%% or 100%%). Every cell: %s.",
+		plural(int64(len(rows)), "cell", "cells"), plural(b.cells, "cell", "cells"), link(fmt.Sprintf("non-answer rates per %s × %s", eval, route), fmt.Sprintf("Non-answer rates per %s × %s", eval, route)))
 	return []block{h, v, para{text: note}}, nil
 }
 
@@ -304,9 +304,9 @@ func (b *builder) nonAnswerish() []string {
 
 // contents links the page's sections.
 func (b *builder) contents() block {
-	links := []string{"[classes](#classes)", "[charts](#charts)", "[examples](#examples)", "[rates per cell](#rates)", "[all tables](#tables)"}
+	links := []string{link("classes", hClasses), link("charts", hCharts), link("examples", hExamples), link("rates per cell", b.ratesTitle()), link("all tables", hTables)}
 	if b.study {
-		links = append([]string{"[decisions](#decisions)"}, links...)
+		links = append([]string{link("decisions", hDecisions)}, links...)
 	}
 	return para{text: "On this page: " + strings.Join(links, " · ") + ".", class: "contents"}
 }
@@ -339,7 +339,7 @@ func (b *builder) definitions() block {
 	h.WriteString("</tbody>\n</table>\n")
 	md.WriteString("\n")
 	return section{id: "classes-section", blocks: []block{
-		heading{2, "classes", "What the classes mean"},
+		b.h(2, hClasses),
 		para{text: fmt.Sprintf("Every reply of the model under test gets one class, by the first rule that matches (classifier %s; `empties schema --format json` exports these definitions, `internal/classify` holds the rules).", code(b.vocab.ClassifierVersion))},
 		rawHTML{markdown: md.String(), markup: h.String()},
 	}}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // The page is built once as a list of blocks and rendered twice: as
@@ -153,6 +154,22 @@ var (
 
 func slug(s string) string {
 	return strings.Trim(slugRe.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+// anchor is a heading's id as GitHub makes it from the heading's text
+// (lower case; letters, digits, _ and - kept, spaces made -, the rest
+// dropped), so the page's links work in index.html and in index.md alike.
+func anchor(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_' || r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // inline renders code spans, links and **bold**; everything else is
