@@ -218,4 +218,32 @@ func TestExplorationReport(t *testing.T) {
 		}
 	}
 	checkFiles(t, out1, a)
+	sameHeadline(t, a)
+}
+
+// sameHeadline: index.md carries the first screen of index.html: the three
+// shares as its cards show them, and a row per model of the "By model" table.
+func sameHeadline(t *testing.T, files map[string][]byte) {
+	t.Helper()
+	page, index := string(files["index.html"]), string(files["index.md"])
+	big := regexp.MustCompile(`<div class="big">([^<]+)</div>`).FindAllStringSubmatch(page, -1)
+	if len(big) != 3 {
+		t.Fatalf("index.html has %d headline numbers, want 3", len(big))
+	}
+	for _, m := range big {
+		if !strings.Contains(index, "| **"+m[1]+"** |") {
+			t.Errorf("index.md lacks the headline share %s", m[1])
+		}
+	}
+	table := page[strings.Index(page, `<div class="table" id="t-by-`):]
+	table = strings.ReplaceAll(table[:strings.Index(table, "</table>")], "<wbr>", "")
+	rows := regexp.MustCompile(`<tr><td>([^<]+)</td>`).FindAllStringSubmatch(table, -1)
+	if len(rows) == 0 {
+		t.Fatal("index.html: no row in the By model table")
+	}
+	for _, r := range rows {
+		if !strings.Contains(index, "| "+html.UnescapeString(r[1])+" |") {
+			t.Errorf("index.md: no row for %s in By model", r[1])
+		}
+	}
 }
