@@ -86,7 +86,7 @@ demo: venv build
 	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
 notebook: demo
-	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks
+	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --report $(OUT)/report --out $(OUT)/notebooks
 
 fixtures: venv build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
