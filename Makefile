@@ -43,9 +43,9 @@ build:
 vet:
 	go vet ./...
 
-# The report's page is opened in Debian's chromium by a test; installed here
-# when missing (CI runs as root). The test's screenshot is a CI artifact:
-# $(OUT)/ci/report.png.
+# The report's pages are opened in Debian's chromium by tests; installed here
+# when missing (CI runs as root). Their screenshots are CI artifacts:
+# $(OUT)/ci/report-first.png, report.jpg, explore-*, demo-*.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
