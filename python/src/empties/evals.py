@@ -18,7 +18,7 @@ Example (inspect_evals' XSTest, replacing ``preset_score_on_no_response``)::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -108,7 +108,7 @@ class _Evals(Mapping[str, EvalSettings]):
         except KeyError:
             raise KeyError(f"no eval profile {name!r}; profiles: {', '.join(_load())}") from None
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
         return iter(_load())
 
     def __len__(self) -> int:

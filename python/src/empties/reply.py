@@ -212,8 +212,8 @@ def view_output(r: Reply, o: ModelOutput | None, attachments: Mapping[str, str])
     if not o.choices:
         return
     c = o.choices[0]
-    sr = c.stop_reason
-    if sr == "length":  # legacy spelling
+    sr: str = c.stop_reason
+    if sr == "length":  # legacy spelling, in logs before the Literal had max_tokens
         sr = "max_tokens"
     r.stop_reason = sr or "unknown"
     r.text = message_text(c.message, attachments)
