@@ -58,6 +58,7 @@ func sameValue(a, b string) bool {
 // reason, and inspect_ai's own metric over the wrapped run is rescore's P3
 // headline. No judge under a scorer is called for a reply P3 re-routes.
 func TestClassAwareReproducesP3(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	runPython(t, "", nil, testutil.Path(t, "scripts", "difftest", "class_aware_demo.py"), out)
 	p0, p3 := study(t, filepath.Join(out, "p0")), study(t, filepath.Join(out, "p3"))
