@@ -19,8 +19,9 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from .classify import classify
@@ -136,13 +137,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("paths", nargs="+", metavar="PATH", help=".eval/.json logs or folders of them")
-    c.add_argument("--out", metavar="FILE", help="write the JSON lines here instead of standard output")
+    c.add_argument("--out", metavar="FILE", help="write the JSON lines to this new file (never overwritten) instead of standard output")
     c.add_argument("--progress", action="store_true", help="print progress every 10 logs on standard error")
     args = ap.parse_args(argv)
 
     logging.getLogger("inspect_ai").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", module="inspect_ai")
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            return run_classify(args.paths, f, sys.stderr, args.progress)
+        return write_new(args.out, lambda f: run_classify(args.paths, f, sys.stderr, args.progress))
     return run_classify(args.paths, sys.stdout, sys.stderr, args.progress)
+
+
+def write_new(path: str, fill: Callable[[IO[str]], int]) -> int:
+    """Write a new file whole: into a temporary file beside it, then linked to its name only if
+    nothing is there (never overwriting a file, never leaving a half-written one)."""
+    if os.path.lexists(path):
+        raise SystemExit(f"empties classify: {path} exists; empties never overwrites a file: choose another --out")
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".empties-tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            code = fill(f)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise SystemExit(f"empties classify: {path} appeared while classifying; it was left as it is") from None
+        return code
+    finally:
+        os.unlink(tmp)
