@@ -2,7 +2,7 @@
 
     python -m empties classify PATH... [--out FILE]
 
-writes one JSON line per sample and epoch: the log's path, the sample id (as
+Writes one JSON line per sample and epoch: the log's path, the sample id (as
 the log has it: int or str), the epoch, the class, the rule, and beside them
 whether the reply is a non-answer, whether tools were offered (null: the log
 does not show it) and where the reply was read from (model_event,
@@ -138,14 +138,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     c.add_argument("paths", nargs="+", metavar="PATH", help=".eval/.json logs or folders of them")
     c.add_argument("--out", metavar="FILE", help="write the JSON lines to this new file (never overwritten) instead of standard output")
-    c.add_argument("--progress", action="store_true", help="print progress every 10 logs on standard error")
+    c.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="progress every 10 logs on standard error (auto: when it is a terminal)")
     args = ap.parse_args(argv)
+    progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
 
     logging.getLogger("inspect_ai").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", module="inspect_ai")
     if args.out:
-        return write_new(args.out, lambda f: run_classify(args.paths, f, sys.stderr, args.progress))
-    return run_classify(args.paths, sys.stdout, sys.stderr, args.progress)
+        return write_new(args.out, lambda f: run_classify(args.paths, f, sys.stderr, progress))
+    return run_classify(args.paths, sys.stdout, sys.stderr, progress)
 
 
 def write_new(path: str, fill: Callable[[IO[str]], int]) -> int:
