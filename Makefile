@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv java chromium vega versitygw fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -27,6 +27,14 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The Python package (python/, import name empties), installed into the venv
+# in editable mode so `$(VPY) -m empties` is this checkout's. Its tests
+# (internal/pypkg: pytest, mypy --strict, the differential tests) put
+# python/src first on PYTHONPATH, so they test this checkout's code whatever
+# the venv holds; the pip-install test builds it into a fresh venv.
+pypkg: venv
+	$(VPY) -m pip install --quiet --no-deps --no-build-isolation -e ./python
 
 # Java for the Spark test (internal/layout reads the tables with pyspark):
 # Debian's headless JRE, installed as root when no java is on the PATH.
@@ -65,7 +73,7 @@ $(VERSITYGW):
 	GOBIN=$(abspath $(BIN)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 versitygw: $(VERSITYGW)
 
-test: venv java vet chromium fuzz versitygw
+test: venv pypkg java vet chromium fuzz versitygw
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
 # Native Go fuzzing of the log reader, FUZZTIME per target (their seeds, the
@@ -88,15 +96,15 @@ demo: venv build
 notebook: demo
 	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --report $(OUT)/report --out $(OUT)/notebooks
 
-fixtures: venv build
+fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
-	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify --bin $(BIN)/empties
+	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 
-demo-logs: venv build
+demo-logs: pypkg build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties
 
 bench: venv build versitygw
