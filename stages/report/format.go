@@ -13,7 +13,8 @@ import (
 // another: a share above 0 is never "0%", one below 1 never "100%".
 
 // pct renders a share (0..1) as a percentage: one decimal from 1%, two
-// significant digits below it, trailing zeros dropped; near 100% enough
+// significant digits below it, trailing zeros of the decimal dropped from
+// 1% up (50%, 12.3%, but 0.10%); near 100% enough
 // decimals (up to four) that only 1 reads as 100%. Ends within 1e-9 of 0 or
 // 1 are those values: the Wilson macro's float noise (a lower end of
 // 1.7e-18), not a share.
@@ -32,7 +33,10 @@ func pct(x float64) string {
 	if a < 1 {
 		d = 1 - int(math.Floor(math.Log10(a))) // two significant digits
 	}
-	s := trimZeros(strconv.FormatFloat(v, 'f', d, 64))
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if a >= 1 { // below 1% both significant digits stay: 0.10%
+		s = trimZeros(s)
+	}
 	for x < 1 && x > 0.99 && s == "100" {
 		if d == 4 {
 			return ">99.9999%"
