@@ -129,17 +129,18 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 	if opts.Out == "" {
 		return cliutil.Usagef("exposure: --out DIR is required")
 	}
-	res, err := scanPath(ctx, opts.Path)
-	if err != nil {
-		return err
-	}
 	// The exposure table (and its Markdown beside it) is one table of the
-	// dataset's next generation, switched in with the others kept.
-	ds, err := store.Create(opts.Out)
+	// dataset's next generation, switched in with the others kept. The
+	// dataset is opened (and checked: not the scanned tree) before the scan.
+	ds, err := store.Create(opts.Out, opts.Path)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
+	res, err := scanPath(ctx, opts.Path)
+	if err != nil {
+		return err
+	}
 	dir, err := ds.TableDir("exposure")
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
