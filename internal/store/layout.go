@@ -82,6 +82,11 @@ const (
 // link duck writes generations without a view file.
 var WriteViews func(ctx context.Context, genDir string) error
 
+// RepairViews rewrites the view file of a generation that was written for
+// another place (a copied or moved dataset); Current calls it when the
+// process first reads a generation. Package duck sets it.
+var RepairViews func(ctx context.Context, genDir string) error
+
 // commitStep is called after each step of Commit, with its number; the kill
 // tests set it to stop the process there.
 var commitStep = func(int) {}
@@ -160,6 +165,9 @@ func Create(dir string, avoid ...string) (*Dataset, error) {
 		return nil, err
 	}
 	d.recover()
+	if n, err := currentNumber(abs); err == nil && n > 0 {
+		repairOnce(filepath.Join(abs, genDir, genName(n)))
+	}
 	if err := d.newBuild(); err != nil {
 		d.Close()
 		return nil, err
@@ -384,6 +392,7 @@ func Current(dir string) (string, error) {
 		}
 		g := filepath.Join(abs, genDir, genName(n))
 		if pin(abs, g) || try == 3 {
+			repairOnce(g)
 			return g, nil
 		}
 		// Switched and being removed between the readlink and the pin:
@@ -418,6 +427,28 @@ func pin(dir, g string) bool {
 	}
 	pins.m[dir][g] = f
 	return true
+}
+
+// repaired are the generations whose view file this process checked.
+var repaired = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// repairOnce checks, once per process, that the view file of generation g
+// reads g's own files, and rewrites it if not (RepairViews): best effort, a
+// read-only copy keeps its view file, which then fails loudly.
+func repairOnce(g string) {
+	if RepairViews == nil {
+		return
+	}
+	repaired.Lock()
+	done := repaired.m[g]
+	repaired.m[g] = true
+	repaired.Unlock()
+	if !done {
+		RepairViews(context.Background(), g)
+	}
 }
 
 // unpin releases this process's pin on generation g of dataset dir.
@@ -594,6 +625,9 @@ func (d *Dataset) Commit(files ...string) error {
 		if err := WriteViews(context.Background(), gpath); err != nil {
 			return err
 		}
+		repaired.Lock()
+		repaired.m[gpath] = true // written for where it lies
+		repaired.Unlock()
 		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
 	}
 	commitStep(3)
