@@ -61,7 +61,7 @@ Examples:
    empties report --data out/explore --out out/explore/report`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR` (replaced)", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused", Required: true},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out")}, c.Root().Writer)

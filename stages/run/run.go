@@ -75,7 +75,7 @@ Examples:
 		ArgsUsage: "LOGS...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
-			&cli.StringFlag{Name: "report", Usage: "report folder `DIR` (replaced; default: OUT/report)"},
+			&cli.StringFlag{Name: "report", Usage: "report folder `DIR`: new, empty, or an earlier report (default: OUT/report)"},
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
 			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
