@@ -42,7 +42,7 @@ type Log struct {
 	SetStatus        string  `parquet:"set_status" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`
 	SupersededBy     *string `parquet:"superseded_by,optional" doc:"log_id of the file that supersedes it directly (null when counted)"`
 	SupersededReason *string `parquet:"superseded_reason,optional" doc:"retried (a newer attempt of the task), recovered (its -recovered copy), merged_shards (a shard its finished merged log covers) or duplicate (another copy of the same eval); null when counted"`
-	IngestVersion    string  `parquet:"ingest_version" doc:"what read the file: the ingest tables' columns, the classification rules and the empties build; a later ingest into the dataset reads a file again when it differs"`
+	IngestVersion    string  `parquet:"ingest_version" doc:"what read the file: the ingest tables' columns, the classification rules and the extraction rules (ingest.ExtractVersion), not the build; a later ingest into the dataset reads a file again when it differs"`
 }
 
 // Reply is a row of the replies table.

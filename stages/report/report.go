@@ -13,21 +13,21 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
+	"empties/internal/guard"
 	"empties/internal/store"
 )
 
 // Options configure a report.
 type Options struct {
-	Data string
-	Out  string
+	Data  string
+	Out   string
+	Avoid []string // paths the report folder must keep clear of (run's LOGS)
 }
 
 // Command returns the `report` subcommand.
@@ -61,7 +61,7 @@ Examples:
    empties report --data out/explore --out out/explore/report`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR` (replaced)", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused", Required: true},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out")}, c.Root().Writer)
@@ -115,26 +115,24 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("report: %s has no tables; run the pipeline first (`empties run LOGS --out %s`, or ingest and analyze)", opts.Data, opts.Data)
 	}
+	// The report folder is checked before any work (new, empty, or an
+	// earlier report; never a user's folder, the logs or a dataset) and
+	// built in a temporary folder that Commit switches in.
+	out, err := guard.OpenFolder(opts.Out, "report", guard.Rules{Avoid: opts.Avoid})
+	if err != nil {
+		return err
+	}
+	defer out.Close()
 	db, present, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tmp := strings.TrimRight(opts.Out, "/") + ".tmp"
-	os.RemoveAll(tmp)
-	for _, d := range []string{tmp, filepath.Join(tmp, "tables"), filepath.Join(tmp, "plots")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	sum, err := Build(ctx, db, present, tmp)
+	sum, err := Build(ctx, db, present, out.Dir())
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(opts.Out); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, opts.Out); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "report: %d tables, %d charts in %s (open %s in a browser, or %s)\n", sum.Tables, sum.Charts, opts.Out,
