@@ -147,7 +147,7 @@ type ModelCall struct {
 	ToolCallCount  int64    `parquet:"tool_call_count" doc:"tool calls in the output"`
 	ToolsOffered   int64    `parquet:"tools_offered" doc:"number of tools offered to the call"`
 	InputMessages  int64    `parquet:"input_messages" doc:"messages sent (after expanding event pools)"`
-	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent; judges only (what the judge was asked)"`
+	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent: for judge calls (what the judge was asked) and for the call whose output is the reply (is_reply: the prompt the reply answers); null for other calls"`
 	InputTokens    *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens"`
 	OutputTokens   *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
 	ReasoningTok   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
