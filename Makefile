@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv java chromium versitygw fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs bench bench-wild bench-monster clean
 
 all: build
 
@@ -27,6 +27,14 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The Python package (python/, import name empties), installed into the venv
+# in editable mode so `$(VPY) -m empties` is this checkout's. Its tests
+# (internal/pypkg: pytest, mypy --strict, the differential tests) put
+# python/src first on PYTHONPATH, so they test this checkout's code whatever
+# the venv holds; the pip-install test builds it into a fresh venv.
+pypkg: venv
+	$(VPY) -m pip install --quiet --no-deps --no-build-isolation -e ./python
 
 # Java for the Spark test (internal/layout reads the tables with pyspark):
 # Debian's headless JRE, installed as root when no java is on the PATH.
@@ -43,11 +51,18 @@ build:
 vet:
 	go vet ./...
 
-# The report's page is opened in Debian's chromium by a test; installed here
-# when missing (CI runs as root). The test's screenshot is a CI artifact:
-# $(OUT)/ci/report.png.
+# The report's pages are opened in Debian's chromium by tests; installed here
+# when missing (CI runs as root). Their screenshots are CI artifacts:
+# $(OUT)/ci/report-first.png, report.jpg, explore-*, demo-*.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+# The report page's chart libraries (Vega, Vega-Lite, vega-embed), committed
+# under stages/report/assets/vega/; this re-fetches them from npm at these
+# versions and checks them against the SHA256SUMS there.
+VEGA_VERSIONS := 6.2.0 6.4.1 7.1.0
+vega:
+	scripts/vega/vendor.sh $(VEGA_VERSIONS)
 
 # The S3-compatible server the object-storage tests (internal/objstore) and
 # the S3 bench rows run on loopback: versitygw, built from its Go module.
@@ -58,13 +73,19 @@ $(VERSITYGW):
 	GOBIN=$(abspath $(BIN)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 versitygw: $(VERSITYGW)
 
-test: venv java vet chromium fuzz versitygw
+# No time-bounded fuzzing here: the fuzz targets' seed corpora (their seeds,
+# the fixture logs, the shared corpora and testdata/fuzz) run as ordinary
+# tests in `go test`, the same inputs every time.
+test: venv pypkg java vet chromium versitygw
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
-# Native Go fuzzing of the log reader, FUZZTIME per target (their seeds, the
-# fixture logs and the shared corpora, also run in every `go test`). A failing
-# input is written to internal/evallog/testdata/fuzz/<target>/: commit it with
-# the fix. Minimisation is off so the whole budget goes to new inputs.
+# Native Go fuzzing of the log reader, FUZZTIME per target, on demand (not
+# part of `make test`: a time-bounded run is not the same test twice, and Go
+# 1.26's coordinator can fail a loaded run with "context deadline exceeded",
+# go.dev/issue/75804). A failing input is written to
+# internal/evallog/testdata/fuzz/<target>/: commit it with the fix, and
+# `go test` runs it from then on. Minimisation is off so the whole budget goes
+# to new inputs.
 FUZZTIME ?= 10s
 FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStreamDecode
 fuzz:
@@ -79,18 +100,18 @@ demo: venv build
 	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
 notebook: demo
-	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks
+	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --report $(OUT)/report --out $(OUT)/notebooks
 
-fixtures: venv build
+fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
-	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify --bin $(BIN)/empties
+	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 
-demo-logs: venv build
+demo-logs: pypkg build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties
 
 bench: venv build versitygw

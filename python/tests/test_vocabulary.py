@@ -1,0 +1,73 @@
+"""The shipped vocabulary and the RE2 translation of its error forms."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from empties import CLASSES, vocabulary
+from empties.vocabulary import UnsupportedPattern, re2_to_python
+
+
+def test_classes_are_the_vocabularys_in_order() -> None:
+    v = vocabulary()
+    assert v.classes == CLASSES
+    assert v.classes[0] == "error" and v.classes[-1] == "answer"
+    # the rules cover every class, in the classes' order
+    seen: list[str] = []
+    for r in v.rules:
+        if not seen or seen[-1] != r.reply_class:
+            seen.append(r.reply_class)
+    assert tuple(seen) == v.classes
+
+
+def test_every_error_form_compiles_and_has_a_rule() -> None:
+    v = vocabulary()
+    assert v.error_forms, "the vocabulary has no error forms"
+    ids = {r.id for r in v.rules}
+    for f in v.error_forms:
+        assert f.compiled and len(f.compiled) == len(f.patterns)
+        assert f"error_text.form.{f.name}" in ids
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "go"),
+    [
+        # RE2's \s is [\t\n\f\r ]: no \v, no U+001C..U+001F, no Unicode spaces
+        (r"^\s*x$", " x", True),
+        (r"^\s*x$", "\vx", False),
+        (r"^\s*x$", "\x1cx", False),
+        (r"^\s*x$", "\u00a0x", False),
+        (r"^\s*x$", "\tx", True),
+        # RE2's $ (no (?m)) is the end of the text, not before a final newline
+        (r"^x$", "x\n", False),
+        (r"^x$", "x", True),
+        (r"(?m)^x$", "x\ny", True),
+        # Go's (?i) folds k with the Kelvin sign and s with the long s, not i with İ or ı
+        (r"(?i)^kiss$", "\u212ai\u017f\u017f", True),
+        (r"(?i)^i$", "\u0130", False),
+        (r"(?i)^i$", "\u0131", False),
+        (r"(?i)^i$", "I", True),
+        # RE2's \d is ASCII
+        (r"^\d+$", "\u0663", False),
+        (r"^\d+$", "42", True),
+        (r"^[A-Z_]+\s*(\n|$)", "SAFETY\n", True),
+        (r"^\s*\(no content\)\s*$", "(no content)\n", True),
+        (r"^\s*\(no content\)\s*$", "(no content)\v", False),
+    ],
+)
+def test_re2_translation_matches_as_go_does(pattern: str, text: str, go: bool) -> None:
+    # The expected values are Go's regexp.MatchString; internal/pypkg's
+    # TestErrorFormsMatchAsGo checks the shipped forms against Go itself.
+    assert bool(re2_to_python(pattern).search(text)) is go
+
+
+@pytest.mark.parametrize("pattern", [r"\bword", r"(?i)[a-z]", r"(?i)é", r"(?P<n>x)", r"\pL", r"x(?i)y", r"(?U)x"])
+def test_unsupported_re2_is_refused(pattern: str) -> None:
+    with pytest.raises(UnsupportedPattern):
+        re2_to_python(pattern)
+
+
+def test_translation_is_a_python_pattern() -> None:
+    assert isinstance(re2_to_python(r"(?is)^\s*abc"), re.Pattern)
