@@ -10,8 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"empties/internal/guard"
@@ -38,5 +39,26 @@ func TestFileWithoutMarkMustBeNew(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(fresh); string(b) != "x\n" {
 		t.Errorf("new file holds %q", b)
+	}
+}
+
+// A path below a file is refused naming the file, for every kind of
+// output, before anything is made (mkdir would say "not a directory").
+func TestPathBelowAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	below := filepath.Join(file, "sub", "out")
+	_, err1 := guard.CheckDataset(below, guard.Rules{})
+	err2 := guard.CheckFolder(below, "report", guard.Rules{})
+	_, err3 := guard.OpenFiles(guard.Rules{}, guard.File{Path: below})
+	for i, err := range []error{err1, err2, err3} {
+		var refusal *guard.Refusal
+		if !errors.As(err, &refusal) || !strings.Contains(err.Error(), file+" is a file, not a folder") {
+			t.Errorf("check %d: %v, want a refusal naming %s as a file", i, err, file)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Error("the file changed")
 	}
 }
