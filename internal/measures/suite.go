@@ -33,7 +33,7 @@ var Variables = []string{"interval_level", "interval_z", "bootstrap_seed", "boot
 //	-- kind: output
 //	-- grain: one row per eval × route × arm × class
 //	-- measure: Class rates (pre-registration §5 ...)
-//	-- needs: study_replies, reply_classes, wilson
+//	-- needs: study_replies, reply_classes, rates
 //	-- optional: log_assignments
 //
 // The header is the file's first block of "-- key: value" lines; it ends at
