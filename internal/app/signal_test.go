@@ -121,7 +121,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			}
 			// Once a decoder has stalled (it made the file), the run can end
 			// only by a signal.
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 				if _, err := os.Stat(stalled); err == nil {
 					break
 				}
@@ -134,7 +134,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			if tc.signals == 2 {
 				// Signals of one kind that are pending at once merge into
 				// one: the second is sent once the first has been taken.
-				for deadline := time.Now().Add(time.Minute); !strings.Contains(stderr.String(), "stopping (interrupt again"); time.Sleep(10 * time.Millisecond) {
+				for deadline := time.Now().Add(10 * time.Minute); !strings.Contains(stderr.String(), "stopping (interrupt again"); time.Sleep(10 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first signal was never taken")
 					}
