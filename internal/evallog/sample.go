@@ -29,7 +29,8 @@ type DecodedSample struct {
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
 // scorer of a version-1 `score` field (the first of results.scores). The
-// sample's attachments and message pool are not copied: raw must stay
+// sample's raw values (attachments, message pool, the events' inputs and
+// outputs, the scores, the metadata) need not be copied: raw must stay
 // unchanged while the DecodedSample is used.
 func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 	d := &DecodedSample{}
@@ -59,6 +60,11 @@ func (d *DecodedSample) Release() {
 	if d.Transcript != nil {
 		d.Transcript.Content = nil
 	}
+	// The other raw values are sub-slices too when decodeFast took the
+	// sample.
+	d.ID, d.Metadata, d.Scores, d.Score = nil, nil, nil, nil
+	clear(d.Events[:cap(d.Events)])
+	d.Events = d.Events[:0]
 }
 
 // reset empties d for the next decode, keeping the memory of its event
@@ -75,6 +81,11 @@ func (d *DecodedSample) reset() {
 // grow a new list (the largest allocation of a decode) for each. Nothing of
 // the previous sample survives.
 func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
+	d.reset()
+	if fastDecode && d.decodeFast(raw) { // one walk, for the samples it can take (fastsample.go)
+		d.attachments = d.Attachments
+		return d.finish(legacyScoreName)
+	}
 	d.reset()
 	raw, _ = lastKeyWins(raw)
 	var slim, attachments []byte

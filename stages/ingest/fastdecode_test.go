@@ -1,0 +1,60 @@
+package ingest
+
+import (
+	"path/filepath"
+	"testing"
+
+	"empties/internal/evallog"
+)
+
+// Every sample of the fixtures and corpora gives the same rows (or the
+// same error) decoded by the one walk (evallog's decodeFast, which takes
+// nearly all of them) as decoded the way it was before.
+func TestFastDecodeGivesTheRowsOfTheDecoder(t *testing.T) {
+	n := 0
+	for _, p := range streamLogs(t) {
+		l, err := evallog.Open(p)
+		if err != nil {
+			continue // the fixtures of unreadable logs
+		}
+		lc := newLogContext(Fingerprint{Path: p}, l)
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			name := filepath.Base(p) + " " + ref.Member
+			fast := &evallog.DecodedSample{}
+			ferr := fast.Decode(raw, lc.LegacyScoreName)
+			restore := evallog.SetFastDecode(false)
+			old := &evallog.DecodedSample{}
+			oerr := old.Decode(raw, lc.LegacyScoreName)
+			restore()
+			if (ferr == nil) != (oerr == nil) || ferr != nil && ferr.Error() != oerr.Error() {
+				t.Errorf("%s: error %v, the decoder's %v", name, ferr, oerr)
+				continue
+			}
+			if ferr != nil {
+				continue
+			}
+			got, gerr := extract(lc, ref.Member, fast)
+			want, werr := extract(lc, ref.Member, old)
+			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Errorf("%s: extract error %v, the decoder's %v", name, gerr, werr)
+				continue
+			}
+			if g, w := dump(got), dump(want); g != w {
+				i := 0
+				for i < min(len(g), len(w)) && g[i] == w[i] {
+					i++
+				}
+				t.Errorf("%s: rows differ at byte %d:\n fast    …%.300s\n decoder …%.300s", name, i, g[max(0, i-100):], w[max(0, i-100):])
+			}
+			n++
+		}
+		l.Close()
+	}
+	if n < 300 {
+		t.Errorf("only %d samples compared", n)
+	}
+}
