@@ -70,7 +70,6 @@ type walk struct {
 // quotes) is key and whose value starts at b[vs]; it returns the value's
 // end.
 func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
-	b := w.b
 	switch string(key) {
 	case "id":
 		return w.rawValue(vs, &d.ID)
@@ -91,16 +90,8 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		if w.isNullAt(vs) {
 			return vs + 4, true
 		}
-		ve, ok := w.skipChecked(vs)
-		if !ok || b[vs] != '{' {
-			return 0, false
-		}
-		o := new(ModelOutput)
-		if json.Unmarshal(b[vs:ve], o) != nil {
-			return 0, false
-		}
-		d.Output = o
-		return ve, true
+		d.Output = new(ModelOutput)
+		return w.modelOutput(vs, d.Output)
 	case "error":
 		if w.isNullAt(vs) {
 			return vs + 4, true
@@ -154,6 +145,202 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 	return w.skipField(vs)
 }
 
+// decodeOutput decodes a model event's output (validated, not null) by
+// the walk, as the decoder decodes a ModelOutput, or reports false for
+// one the walk does not take (see decodeFast).
+func decodeOutput(raw []byte, o *ModelOutput) bool {
+	w := &walk{b: raw}
+	i := ws(raw, 0)
+	end, ok := w.modelOutput(i, o)
+	return ok && ws(raw, end) == len(raw)
+}
+
+// modelOutput decodes the ModelOutput object at b[vs].
+func (w *walk) modelOutput(vs int, o *ModelOutput) (int, bool) {
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "model":
+			return w.stringValue(vs, &o.Model)
+		case "completion":
+			return w.stringValue(vs, &o.Completion)
+		case "choices":
+			if w.isNullAt(vs) {
+				o.Choices = nil
+				return vs + 4, true
+			}
+			o.Choices = []Choice{}
+			return w.elements(vs, func(w *walk, es int) (int, bool) {
+				o.Choices = append(o.Choices, Choice{})
+				return w.choice(es, &o.Choices[len(o.Choices)-1])
+			})
+		case "usage":
+			if w.isNullAt(vs) {
+				o.Usage = nil
+				return vs + 4, true
+			}
+			o.Usage = new(Usage)
+			return w.usage(vs, o.Usage)
+		case "error":
+			if w.isNullAt(vs) {
+				o.Error = nil
+				return vs + 4, true
+			}
+			var e string
+			end, ok := w.stringValue(vs, &e)
+			o.Error = &e
+			return end, ok
+		case "time":
+			return w.floatValue(vs, &o.Time)
+		}
+		return w.skipField(vs)
+	})
+}
+
+// choice decodes a Choice object (not null) at b[es].
+func (w *walk) choice(es int, c *Choice) (int, bool) {
+	return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "message":
+			return w.message(vs, &c.Message)
+		case "stop_reason":
+			return w.stringValue(vs, &c.StopReason)
+		case "stop_details":
+			if w.isNullAt(vs) {
+				c.StopDetails = nil
+				return vs + 4, true
+			}
+			sd := new(StopDetails)
+			c.StopDetails = sd
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				switch string(k) {
+				case "type":
+					return w.stringValue(vs, &sd.Type)
+				case "category":
+					return w.stringValue(vs, &sd.Category)
+				case "explanation":
+					return w.stringValue(vs, &sd.Explanation)
+				}
+				return w.skipField(vs)
+			})
+		}
+		return w.skipField(vs)
+	})
+}
+
+// message decodes a Message object (null leaves it) at b[vs].
+func (w *walk) message(vs int, m *Message) (int, bool) {
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "role":
+			return w.stringValue(vs, &m.Role)
+		case "content":
+			return w.contents(vs, &m.Content)
+		case "tool_calls":
+			if w.isNullAt(vs) {
+				m.ToolCalls = nil
+				return vs + 4, true
+			}
+			m.ToolCalls = []ToolCall{}
+			return w.elements(vs, func(w *walk, es int) (int, bool) {
+				m.ToolCalls = append(m.ToolCalls, ToolCall{})
+				tc := &m.ToolCalls[len(m.ToolCalls)-1]
+				return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+					if string(k) == "function" {
+						return w.stringValue(vs, &tc.Function)
+					}
+					return w.skipField(vs)
+				})
+			})
+		}
+		return w.skipField(vs)
+	})
+}
+
+// contents decodes message content as Contents.UnmarshalJSON does: null,
+// a string (one text item) or a list of content items.
+func (w *walk) contents(vs int, c *Contents) (int, bool) {
+	b := w.b
+	switch {
+	case w.isNullAt(vs):
+		*c = nil
+		return vs + 4, true
+	case b[vs] == '"':
+		var s string
+		end, ok := w.stringValue(vs, &s)
+		*c = Contents{{Type: "text", Text: s}}
+		return end, ok
+	case b[vs] != '[':
+		return 0, false
+	}
+	items := Contents{}
+	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
+		items = append(items, Content{})
+		it := &items[len(items)-1]
+		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+			switch string(k) {
+			case "type":
+				return w.stringValue(vs, &it.Type)
+			case "text":
+				return w.stringValue(vs, &it.Text)
+			case "reasoning":
+				return w.stringValue(vs, &it.Reasoning)
+			case "summary":
+				return w.stringValue(vs, &it.Summary)
+			case "redacted":
+				return w.boolValue(vs, &it.Redacted)
+			case "refusal":
+				if w.isNullAt(vs) {
+					it.Refusal = nil
+					return vs + 4, true
+				}
+				var r bool
+				end, ok := w.boolValue(vs, &r)
+				it.Refusal = &r
+				return end, ok
+			}
+			return w.skipField(vs)
+		})
+	})
+	*c = items
+	return end, ok
+}
+
+// usage decodes a Usage object (not null) at b[vs].
+func (w *walk) usage(vs int, u *Usage) (int, bool) {
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "input_tokens":
+			return w.intField(vs, &u.InputTokens)
+		case "output_tokens":
+			return w.intField(vs, &u.OutputTokens)
+		case "total_tokens":
+			return w.intField(vs, &u.TotalTokens)
+		case "input_tokens_cache_write":
+			return w.intField(vs, &u.CacheWriteTokens)
+		case "input_tokens_cache_read":
+			return w.intField(vs, &u.CacheReadTokens)
+		case "reasoning_tokens":
+			return w.intField(vs, &u.ReasoningTokens)
+		}
+		return w.skipField(vs)
+	})
+}
+
+// intField and floatValue decode an Int or a Float by its UnmarshalJSON,
+// given the value's bytes, as the decoder gives them.
+func (w *walk) intField(vs int, n *Int) (int, bool) {
+	end, ok := w.skipChecked(vs)
+	return end, ok && n.UnmarshalJSON(w.b[vs:end]) == nil
+}
+
+func (w *walk) floatValue(vs int, f *Float) (int, bool) {
+	end, ok := w.skipChecked(vs)
+	return end, ok && f.UnmarshalJSON(w.b[vs:end]) == nil
+}
+
 // sampleKeys are the JSON keys of Sample.
 var sampleKeys = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "attachments", "events_data", "message_pool", "error", "limit", "metadata"}
 
@@ -163,6 +350,9 @@ func (d *DecodedSample) scores(w *walk, vs int) (int, bool) {
 	}
 	d.Scores = map[string]Score{}
 	return w.mapMembers(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		if !utf8.Valid(k) {
+			return 0, false // the decoder's key would be another text
+		}
 		var s Score
 		end, ok := w.scoreValue(vs, &s)
 		if ok {
@@ -315,8 +505,7 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	case "error":
 		return w.rawSpan(vs, &ev.err)
 	case "working_time":
-		end, ok := w.skipChecked(vs)
-		return end, ok && ev.working.UnmarshalJSON(b[vs:end]) == nil
+		return w.floatValue(vs, &ev.working)
 	}
 	return w.skipField(vs)
 }
@@ -865,39 +1054,22 @@ func (w *walk) scalarEnd(i int) (int, bool) {
 
 // checkString returns the end (past the closing quote) of the string at
 // b[i], whether it holds an escape, and false when it is not closed, holds
-// a raw control byte or an invalid escape. Eight bytes are tested at a
-// time for a quote, a backslash or a control byte.
+// a raw control byte or an invalid escape. It looks for a quote, a
+// backslash or a control byte 32 bytes at a time (indexSpecial), the last
+// bytes of the sample 8 at a time.
 func (w *walk) checkString(i int) (end int, escaped, ok bool) {
 	b := w.b
 	if i >= len(b) || b[i] != '"' {
 		return 0, false, false
 	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	j := i + 1
 	for {
-		// Most strings (keys, ids, the run to the next escape) end in
-		// their first 32 bytes, tested 8 at a time; the rest of a longer
-		// one is scanned 32 bytes at a time (indexSpecial).
-		k, found := j, false
-		for end := min(len(b), j+32); k+8 <= end; k += 8 {
-			x := binary.LittleEndian.Uint64(b[k:])
-			q, s := x^(0x22*ones), x^(0x5c*ones)
-			if m := ((q-ones)&^q | (s-ones)&^s | (x-0x20*ones)&^x) & highs; m != 0 {
-				k += bits.TrailingZeros64(m) / 8 // the lowest flagged byte is exact
-				found = true
-				break
-			}
-		}
+		// 32 bytes at a time (indexSpecial) while 32 are left, the end of
+		// the sample 8 at a time.
+		k, found := indexSpecial(b[j:])
+		k += j
 		if !found {
-			if n, ok := indexSpecial(b[k:]); ok {
-				k += n
-			} else {
-				for ; k < len(b); k++ {
-					if c := b[k]; c == '"' || c == '\\' || c < 0x20 {
-						break
-					}
-				}
-			}
+			k = indexSpecialWords(b, k)
 		}
 		if k >= len(b) {
 			return 0, false, false
@@ -916,6 +1088,25 @@ func (w *walk) checkString(i int) (end int, escaped, ok bool) {
 			return 0, false, false
 		}
 	}
+}
+
+// indexSpecialWords is the index of the first quote, backslash or control
+// byte of b from i on, or len(b): eight bytes at a time, then one.
+func indexSpecialWords(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(0x22*ones), x^(0x5c*ones)
+		if m := ((q-ones)&^q | (s-ones)&^s | (x-0x20*ones)&^x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8 // the lowest flagged byte is exact
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
 }
 
 // ws returns the index of the first byte from i on that is not JSON

@@ -48,6 +48,20 @@ func sameDecode(t *testing.T, name string, raw []byte) bool {
 		t.Errorf("%s: after decodeFast: %v", name, fastErr)
 		return true
 	}
+	for i := range fast.Events {
+		e := &fast.Events[i]
+		if isNull(e.Output) {
+			continue
+		}
+		var got, want ModelOutput
+		if decodeOutput(e.Output, &got) {
+			if _, err := unmarshal(e.Output, &want); err != nil {
+				t.Errorf("%s: event %d: decodeOutput took an output the decoder refuses: %v", name, i, err)
+			} else if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: event %d: decodeOutput gives\n%+v\nthe decoder\n%+v", name, i, got, want)
+			}
+		}
+	}
 	a, b := keptOnly(fast.Sample), keptOnly(old.Sample)
 	if len(a.Events) == 0 && len(b.Events) == 0 {
 		a.Events, b.Events = nil, nil
@@ -174,6 +188,9 @@ func FuzzDecodeFast(f *testing.F) {
 		"{\"id\": 1,\n  \"epoch\": 1,\n  \"metadata\": {\"s\": \"a\nb\"}\n}",
 		`{"id": 1, "epoch": 1, "events_data": {"messages": [{"role": "user"}], "calls": []}, "message_pool": []}`,
 		`{"id": 1, "epoch": 1, "error": {"message": "m", "traceback": "t"}, "limit": {"type": "token"}, "score": {"value": "C"}}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "model", "output": {"model": "m", "choices": [{"message": {"role": "assistant", "content": [{"type": "reasoning", "reasoning": "r", "redacted": true, "summary": null}, {"type": "text", "text": "t", "refusal": true}], "tool_calls": [{"function": "f", "arguments": {}}]}, "stop_reason": "length", "stop_details": {"type": "x"}}], "usage": {"input_tokens": 3, "output_tokens": "4", "reasoning_tokens": null}, "error": null, "time": 1.5}}]}`,
+		`{"id": 1, "epoch": 1, "output": {"choices": null, "completion": "c", "usage": null, "error": "e"}}`,
+		`{"id": 1, "epoch": 1, "output": {"choices": [{"message": {"content": null}}, {"message": null}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

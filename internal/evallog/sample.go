@@ -473,6 +473,10 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 		return nil, nil
 	}
 	var o ModelOutput
+	if fastDecode && decodeOutput(e.Output, &o) {
+		return &o, nil
+	}
+	o = ModelOutput{}
 	if _, err := unmarshal(e.Output, &o); err != nil {
 		return nil, fmt.Errorf("model event output: %w", err)
 	}
