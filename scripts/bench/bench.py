@@ -398,10 +398,10 @@ def _print_floor_table(title: str, rows: list[tuple[str, dict]], ref: dict) -> N
 def split_rows(profile_bin: str, paths: list[str], out: str, workers: int, repeat: int, log_prefix: str) -> dict:
     """The CPU seconds of each stage of ingest: scripts/bench/profile -split
     (ingest run in-process under the CPU profiler, repeat times)."""
-    shutil.rmtree(out, ignore_errors=True)
+    remove_own(out)
     argv = [profile_bin, "-split", "-repeat", str(repeat), "-j", str(workers), "-out", out, *paths]
     r = run_child(argv, log_prefix, f"split: profile -split -repeat {repeat}")
-    shutil.rmtree(out, ignore_errors=True)
+    remove_own(out)
     lines = [line for line in r["stdout"].splitlines() if line.startswith('{"')]
     if r["exit_code"] != 0 or not lines:
         print(f"  ! no split (exit {r['exit_code']}; see {log_prefix}.stderr)")
@@ -484,7 +484,7 @@ def physical_rows(binary: str, floor_bin: str, corpus_dir: str, files: list[dict
     out_tiny = os.path.join(work, "out-tiny")
     t = interleaved_all(repeat, [("tiny", [binary, "ingest", tiny, "--out", out_tiny, "--progress", "never"],
                                   os.path.join(logs, "ingest-tiny"), "ingest, one tiny log")],
-                        before=lambda _: shutil.rmtree(out_tiny, ignore_errors=True))["tiny"]
+                        before=lambda _: remove_own(out_tiny))["tiny"]
     res["tiny"] = t
     print(f"\none tiny log (testdata/logs/zstd-basic.eval, {os.path.getsize(tiny) / 1e3:.0f} kB) into a new dataset: "
           f"{t['median_wall']:.2f}s, {t['median_cpu']:.2f} CPU s, peak RSS {t['peak_rss_mib']:.0f} MiB "
