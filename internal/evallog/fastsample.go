@@ -74,7 +74,7 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 	case "id":
 		return w.rawValue(vs, &d.ID)
 	case "epoch":
-		return w.intValue(vs, &d.Epoch)
+		return w.intField(vs, &d.Epoch)
 	case "uuid":
 		return w.stringValue(vs, &d.UUID)
 	case "metadata":
@@ -88,10 +88,11 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		return 0, false // a 2024 transcript: the decoder's
 	case "output":
 		if w.isNullAt(vs) {
+			d.Output = SampleOutput{Null: true} // refused by validate, as inspect_ai refuses it
 			return vs + 4, true
 		}
-		d.Output = new(ModelOutput)
-		return w.modelOutput(vs, d.Output)
+		d.Output = SampleOutput{ModelOutput: new(ModelOutput)}
+		return w.modelOutput(vs, d.Output.ModelOutput)
 	case "error":
 		if w.isNullAt(vs) {
 			return vs + 4, true
@@ -141,8 +142,71 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		})
 	case "message_pool":
 		return w.rawElements(vs, &d.MessagePool)
+	case "started_at":
+		return w.stringValue(vs, &d.StartedAt)
+	case "completed_at":
+		return w.stringValue(vs, &d.CompletedAt)
+	case "total_time":
+		return w.floatValue(vs, &d.TotalTime)
+	case "working_time":
+		return w.floatValue(vs, &d.WorkingTime)
+	case "turn_count":
+		return w.intField(vs, &d.TurnCount)
+	case "token_limit":
+		return w.intField(vs, &d.TokenLimit)
+	case "token_limit_usage":
+		return w.intField(vs, &d.TokenLimitUsage)
+	case "message_limit":
+		return w.intField(vs, &d.MessageLimit)
+	case "time_limit":
+		return w.intField(vs, &d.TimeLimit)
+	}
+	if k := d.kindOnlyField(key); k != nil { // only its kind is checked (validate)
+		end, ok := w.skipChecked(vs)
+		*k = jsonKind{kindOf(w.b[vs]), true}
+		return end, ok
 	}
 	return w.skipField(vs)
+}
+
+// kindOnlyField is the field of Sample whose kind alone is kept that key names
+// (kindFields), or nil.
+func (d *DecodedSample) kindOnlyField(key []byte) *jsonKind {
+	switch string(key) {
+	case "input":
+		return &d.Input
+	case "target":
+		return &d.Target
+	case "choices":
+		return &d.Choices
+	case "description":
+		return &d.Description
+	case "sandbox":
+		return &d.Sandbox
+	case "files":
+		return &d.Files
+	case "setup":
+		return &d.Setup
+	case "messages":
+		return &d.Messages
+	case "store":
+		return &d.Store
+	case "timelines":
+		return &d.Timelines
+	case "model_usage":
+		return &d.ModelUsage
+	case "role_usage":
+		return &d.RoleUsage
+	case "model_fallbacks":
+		return &d.ModelFallbacks
+	case "invalidation":
+		return &d.Invalidation
+	case "error_retries":
+		return &d.ErrorRetries
+	case "token_limit_type":
+		return &d.TokenLimitType
+	}
+	return nil
 }
 
 // decodeOutput decodes a model event's output (validated, not null) by
@@ -341,9 +405,6 @@ func (w *walk) floatValue(vs int, f *Float) (int, bool) {
 	return end, ok && f.UnmarshalJSON(w.b[vs:end]) == nil
 }
 
-// sampleKeys are the JSON keys of Sample.
-var sampleKeys = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "attachments", "events_data", "message_pool", "error", "limit", "metadata"}
-
 func (d *DecodedSample) scores(w *walk, vs int) (int, bool) {
 	if w.isNullAt(vs) {
 		return vs + 4, true
@@ -388,7 +449,10 @@ func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
 		d.Events = d.Events[:0]
 		return vs + 4, true
 	}
+	d.eventIndex = d.eventIndex[:0]
+	n := -1
 	return w.elements(vs, func(w *walk, es int) (int, bool) {
+		n++
 		if b[es] != '{' {
 			return 0, false
 		}
@@ -403,6 +467,7 @@ func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
 		}
 		if kind != "" {
 			d.Events = append(d.Events, Event{})
+			d.eventIndex = append(d.eventIndex, n)
 			if !ev.decode(w, kind, &d.Events[len(d.Events)-1]) {
 				return 0, false
 			}
@@ -531,15 +596,17 @@ func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
 }
 
 // kind is the event's kind if the tables read it, else "" (ok false for
-// a kind spelled with an escape, which only decoding tells).
+// a kind spelled with an escape, which only decoding tells, and for an
+// event without a kind or of a kind none of inspect_ai's, which the
+// decoder's validate names).
 func (ev *eventSpans) kind(w *walk) (string, bool) {
 	b := w.b
 	s := ev.str[evEvent]
 	if s.end == 0 {
-		return "", true
+		return "", false
 	}
 	v := b[s.start:s.end]
-	if bytes.IndexByte(v, '\\') >= 0 {
+	if v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !inspectEventKinds[string(v[1:len(v)-1])] {
 		return "", false
 	}
 	switch string(v) {
@@ -567,7 +634,7 @@ func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 			*strs[f] = v
 		}
 	}
-	e.Pending = ev.pending
+	e.Pending = Bool(ev.pending)
 	e.Input, e.Config, e.Output, e.Error = ev.input.of(b), ev.config.of(b), ev.output.of(b), ev.err.of(b)
 	if s := ev.inputRefs; s.end > 0 {
 		e.InputRefs = inputRefs(b[s.start:s.end], [][]int{})

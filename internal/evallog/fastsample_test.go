@@ -1,8 +1,10 @@
 package evallog
 
 import (
+	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -197,4 +199,45 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		sameDecode(t, "sample", raw)
 	})
+}
+
+// Every sample of the malformed logs (testdata/malformed: each a log the
+// pinned inspect_ai wrote with one thing broken) gets from decodeFast the
+// decoder's verdict: the same sample, or the same error (validate's, which
+// runs after either decode), or decodeFast leaves it to the decoder. The
+// walk must take most of them, refused ones included, or the verdicts
+// would not be the walk's at all.
+func TestDecodeFastGivesTheVerdictOnMalformedLogs(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "malformed", "*.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, took, refused := 0, 0, 0
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") {
+			continue
+		}
+		l, err := Open(p)
+		if err != nil {
+			continue // refused before its samples: no decode to compare
+		}
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			n++
+			if sameDecode(t, filepath.Base(p)+" "+ref.Member, raw) {
+				took++
+				if _, err := DecodeSample(raw, ""); err != nil {
+					refused++
+				}
+			}
+		}
+		l.Close()
+	}
+	t.Logf("decodeFast took %d of %d samples of the malformed logs, %d of them refused", took, n, refused)
+	if n < 100 || took < n/2 || refused < 10 {
+		t.Errorf("decodeFast took %d of %d samples of the malformed logs, %d of them refused: too few to compare", took, n, refused)
+	}
 }

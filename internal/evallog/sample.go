@@ -25,6 +25,10 @@ type DecodedSample struct {
 	index       attachmentIndex
 	messages    []json.RawMessage
 	id, idKind  string // see IDString
+	// eventIndex, when decodeFast took the sample, is each kept event's
+	// place in the sample's events (it keeps only the kinds the tables
+	// read), so that an error names the event as the log lists it.
+	eventIndex []int
 }
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
@@ -70,10 +74,10 @@ func (d *DecodedSample) Release() {
 // reset empties d for the next decode, keeping the memory of its event
 // list: the decoder decodes into existing elements, so they are cleared.
 func (d *DecodedSample) reset() {
-	events := d.Events[:cap(d.Events)]
+	events, index := d.Events[:cap(d.Events)], d.eventIndex[:0]
 	clear(events)
 	*d = DecodedSample{}
-	d.Events = events[:0]
+	d.Events, d.eventIndex = events[:0], index
 }
 
 // Decode is DecodeSample into d, reusing the memory of d's event list: a
@@ -156,7 +160,7 @@ func (d *DecodedSample) finish(legacyScoreName string) error {
 		// silently drops (§3.4).
 		d.messages = d.MessagePool
 	}
-	return nil
+	return d.validate()
 }
 
 // IDString returns the sample id as text and whether inspect_ai reads it as
@@ -473,12 +477,14 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 		return nil, nil
 	}
 	var o ModelOutput
-	if fastDecode && decodeOutput(e.Output, &o) {
-		return &o, nil
+	if !fastDecode || !decodeOutput(e.Output, &o) {
+		o = ModelOutput{}
+		if _, err := unmarshal(e.Output, &o); err != nil {
+			return nil, fmt.Errorf("model event output: %w", err)
+		}
 	}
-	o = ModelOutput{}
-	if _, err := unmarshal(e.Output, &o); err != nil {
-		return nil, fmt.Errorf("model event output: %w", err)
+	if err := checkOutput("model event output", &o); err != nil {
+		return nil, err
 	}
 	return &o, nil
 }

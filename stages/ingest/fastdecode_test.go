@@ -2,17 +2,27 @@ package ingest
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"empties/internal/evallog"
+	"empties/internal/testutil"
 )
 
-// Every sample of the fixtures and corpora gives the same rows (or the
-// same error) decoded by the one walk (evallog's decodeFast, which takes
-// nearly all of them) as decoded the way it was before.
+// Every sample of the fixtures, the corpora and the malformed logs
+// (testdata/malformed) gives the same rows (or the same error) decoded by
+// the one walk (evallog's decodeFast, which takes nearly all of them) as
+// decoded the way it was before.
 func TestFastDecodeGivesTheRowsOfTheDecoder(t *testing.T) {
 	n := 0
-	for _, p := range streamLogs(t) {
+	malformed, err := filepath.Glob(testutil.Path(t, "testdata", "malformed", "*.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(streamLogs(t), malformed...) {
+		if !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") {
+			continue
+		}
 		l, err := evallog.Open(p)
 		if err != nil {
 			continue // the fixtures of unreadable logs
