@@ -50,6 +50,7 @@ func runPython(t *testing.T, dir string, stdin []byte, args ...string) []byte {
 
 // The package's own tests (pytest) and its type check (mypy --strict).
 func TestPythonPackage(t *testing.T) {
+	t.Parallel()
 	dir := testutil.Path(t, "python")
 	out := runPython(t, dir, nil, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests")
 	t.Logf("pytest: %s", lastLine(out))
@@ -68,6 +69,7 @@ func lastLine(b []byte) string {
 // RE2; $ is the end of the text; (?i) folds k and s with U+212A and U+017F
 // but i with neither U+0130 nor U+0131).
 func TestErrorFormsMatchAsGo(t *testing.T) {
+	t.Parallel()
 	bases := []string{
 		"Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.",
 		"Invalid prompt: we've limited access to this content for safety reasons.",
@@ -149,6 +151,7 @@ json.dump([[f.name for f in vocabulary().error_forms if f.matches(t)] for t in t
 // rule, non-answer, tools_offered and reply source from `python -m empties
 // classify` as from ingest (read back from the replies table).
 func TestClassifyDifferential(t *testing.T) {
+	t.Parallel()
 	paths := []string{
 		filepath.Join(testutil.WildCorpus(t), "logs"),
 		testutil.SharedCorpus(t),
