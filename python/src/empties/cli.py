@@ -138,10 +138,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("paths", nargs="+", metavar="PATH", help=".eval/.json logs or folders of them")
     c.add_argument("--out", metavar="FILE", help="write the JSON lines here instead of standard output")
     c.add_argument("--progress", action="store_true", help="print progress every 10 logs on standard error")
+    r = sub.add_parser(
+        "rerun",
+        help="run an empties rerun spec with eval_set (written by `empties rerun PLAN`; not for direct use)",
+        description="Run the groups of a spec that `empties rerun PLAN` writes (see empties.rerun).",
+    )
+    r.add_argument("spec", metavar="SPEC", help="the spec file (JSON)")
+    r.add_argument("--events-fd", type=int, default=None, help="file descriptor for progress lines (default stderr)")
     args = ap.parse_args(argv)
 
     logging.getLogger("inspect_ai").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", module="inspect_ai")
+    if args.command == "rerun":
+        from .rerun import run_file
+
+        return run_file(args.spec, args.events_fd)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             return run_classify(args.paths, f, sys.stderr, args.progress)
