@@ -24,6 +24,7 @@ import (
 	"empties/stages/exposure"
 	"empties/stages/ingest"
 	"empties/stages/report"
+	"empties/stages/rerun"
 	"empties/stages/rescore"
 	"empties/stages/run"
 	"empties/stages/sample"
@@ -43,6 +44,7 @@ func Commands() []*cli.Command {
 		sample.Command(),
 		rescore.Command(),
 		selectplan.Command(),
+		rerun.Command(),
 		check.Command(),
 		analyze.Command(),
 		decide.Command(),
@@ -74,6 +76,7 @@ The study, stage by stage:
    empties rescore --data data/study --manifest data/study.yaml
    empties check --data data/study
    empties select wide --data data/study --manifest data/study.yaml --out plans/wide
+   empties rerun plans/wide.json --manifest data/study.yaml
    empties analyze --data data/study --manifest data/study.yaml
    empties decide --data data/study --manifest data/study.yaml
    empties report --data data/study --out report/

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	json "github.com/goccy/go-json"
 )
@@ -149,4 +150,27 @@ func (p *Plan) check() error {
 		}
 	}
 	return nil
+}
+
+// ModelName is the model a task argument or model role names: a name, or a
+// model config as a log stores it ({"model": NAME, "config": ..., ...}); ""
+// for anything else.
+func ModelName(v any) string {
+	switch m := v.(type) {
+	case string:
+		return m
+	case map[string]any:
+		if name, ok := m["model"].(string); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

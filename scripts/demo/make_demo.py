@@ -514,11 +514,10 @@ def request_text(messages: list[ChatMessage]) -> str:
 
 
 class ModelUnderTest:
-    """mockllm custom_outputs: the route's simulated model (or, in Part C, the replayed form)."""
+    """mockllm custom_outputs: the route's simulated model."""
 
-    def __init__(self, ev: "EvalDef", route: str, arm: str, partc: bool = False):
+    def __init__(self, ev: "EvalDef", route: str, arm: str):
         self.ev = ev
-        self.partc = partc
         self.sim = ROUTE_SIMS.get(route) if route else None
         self.ctx = Ctx(ev.name, route, arm, self.sim, ev.group) if self.sim else None  # type: ignore[arg-type]
         self.judge_calls: dict[tuple[Any, int], int] = {}
@@ -529,13 +528,6 @@ class ModelUnderTest:
         sid, epoch = st.sample_id, st.epoch
         text = request_text(input)
         inp = max(20, len(text) // 4)
-        if self.partc:
-            form = st.metadata["empties_form"]
-            OUTCOMES[(sid, epoch)] = Outcome(f"form:{form}", "form", st.metadata.get("empties_form_text", ""),
-                                             form=form)
-            replay = self.ev.partc_text[form]
-            return cf.output("replay", [cf.choice("replay", replay, "stop")],
-                             usage=_usage(inp, max(0, len(replay) // 4)))
         spec = self.ev.find(text)
         if "##the_score" in text:   # AIR-Bench's annotate(): the model under test judges its own reply
             o = OUTCOMES[(sid, epoch)]
@@ -570,12 +562,13 @@ class Judges:
             assert st is not None
             sid, epoch = st.sample_id, st.epoch
             n = self.calls[(name, sid, epoch)] = self.calls.get((name, sid, epoch), 0) + 1
-            o = OUTCOMES[(sid, epoch)]
-            if self.partc:
+            if self.partc:   # a replayed form (empties rerun of a Part C plan): no reply of the model under test
                 case = (self.ev.name, st.metadata["empties_sample_id"], st.metadata["empties_form"])
-                rep = epoch if not self.ev.split_repeats else int(str(sid).rsplit("__r", 1)[1])
-                text = self.ev.partc_verdict(self, name, case, rep, n)
+                rep = int(st.metadata["empties_repeat"])
+                spec = self.ev.find(request_text(input))
+                text = partc_verdict(self, name, case, rep, n, spec)
             else:
+                o = OUTCOMES[(sid, epoch)]
                 key = self.ev.find(request_text(input)).key
                 ident = (self.ev.name, self.route, self.arm, key, epoch, name, n)
                 text = self.ev.verdict(self, name, o, ident)
@@ -741,7 +734,7 @@ def hle_verdict(j: Judges, name: str, o: Outcome, ident: tuple[Any, ...]) -> str
     return "The [response] gives a different answer from the [correct_answer]. GRADE: I"
 
 
-def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int) -> str:
+def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int, spec: dd.Spec) -> str:
     ev, _sid, form = case
     table = PARTC[ev]
     u = stable_draw(case + (name,), rep)
@@ -762,7 +755,6 @@ def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int)
     if ev == "fortress_benign":
         return fortress_benign_text(pick(u, table[form]))
     if ev == "fortress_adversarial":
-        spec = j.ev.by_id_prefix(case[1])
         return fortress_adv_text(table[form] if U("yes-case", *case, name) < .3 else 0.0,
                                  spec.extra["num_dim"], case + (rep, name))
     raise ValueError(ev)
@@ -779,7 +771,9 @@ class EvalDef:
     kind: str           # refusal | capability
     group: str          # think group
     specs: list[dd.Spec]
-    build: Callable[[ExitStack, Judges, Path], tuple[Any, dict[str, Any]]]
+    # installs the dataset patches in the stack and makes the task with the
+    # judges' models; with no judges (None) it only installs the patches
+    build: Callable[[ExitStack, Judges | None, Path], tuple[Any, dict[str, Any]]]
     verdict: Callable[..., str] | None = None
     split_repeats: bool = False   # Part C: one sample per repeat (the task's reducer allows one epoch only)
     partc_text: dict[str, str] = field(default_factory=dict)
@@ -787,7 +781,6 @@ class EvalDef:
     def __post_init__(self) -> None:
         self.by_key = {s.key: s for s in self.specs}
         self._order = sorted(self.specs, key=lambda s: len(s.prompt), reverse=True)
-        self._ids: dict[str, dd.Spec] = {}
 
     def find(self, text: str) -> dd.Spec:
         for s in self._order:
@@ -795,11 +788,6 @@ class EvalDef:
                 return s
         raise RuntimeError(f"{self.name}: no demo record in request:\n{text[:300]}")
 
-    def by_id_prefix(self, sample_id: str) -> dd.Spec:
-        return self._ids[sample_id]
-
-    def partc_verdict(self, j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int) -> str:
-        return partc_verdict(j, name, case, rep, n)
 
 
 def _patch_hf(stack: ExitStack, mod: Any, records: dict[tuple[str, str | None], list[dict[str, Any]]]) -> None:
@@ -807,31 +795,39 @@ def _patch_hf(stack: ExitStack, mod: Any, records: dict[tuple[str, str | None], 
 
 
 def b_xstest(subset: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         mod = importlib.import_module("inspect_evals.xstest.xstest")
         _patch_hf(stack, mod, {(mod.DATASET_PATH, None): dd.xstest_records()})
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         return mod.xstest(subset=subset, scorer_model=j.model("mockllm/xstest-judge")), {}
     return build
 
 
-def b_coconot(stack: ExitStack, j: Judges, data: Path):
+def b_coconot(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.coconot.coconot")
     _patch_hf(stack, mod, {(mod.DATASET_PATH, "original"): dd.coconot_records()})
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.coconot(subset="original", grader=j.model("mockllm/coconot-judge")), {}
 
 
-def b_strong_reject(stack: ExitStack, j: Judges, data: Path):
+def b_strong_reject(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.strong_reject.strong_reject")
     path = pf.write_csv(data / "strong_reject" / "strongreject_dataset.csv", dd.strong_reject_rows())
     stack.enter_context(mock.patch.object(mod, "PATH_TO_STRONG_REJECT_CSV", str(path)))
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.strong_reject(judge_llm=j.model("mockllm/strongreject-judge")), {}
 
 
 def b_fortress(kind: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         dmod = importlib.import_module("inspect_evals.fortress.data")
         _patch_hf(stack, dmod, {(dmod.HF_DATASET_PATH, None): dd.fortress_records()})
         fmod = importlib.import_module("inspect_evals.fortress.fortress")
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         if kind == "adversarial":
             return fmod.fortress_adversarial(grader_models=[
                 j.model("mockllm/fortress-judge-o3"), j.model("mockllm/fortress-judge-claude"),
@@ -840,33 +836,39 @@ def b_fortress(kind: str):
     return build
 
 
-def b_air(stack: ExitStack, j: Judges, data: Path):
+def b_air(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.air_bench.air_bench")
     recs, judges = dd.air_records()
     _patch_hf(stack, mod, {(mod.DATASET_PATH, None): recs, ("stanford-crfm/air-bench-2024", "judge_prompts"): judges})
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.air_bench(), {}
 
 
-def b_hle(stack: ExitStack, j: Judges, data: Path):
+def b_hle(stack: ExitStack, j: Judges | None, data: Path):
     dmod = importlib.import_module("inspect_evals.hle.dataset")
     recs = dd.hle_records()
     _patch_hf(stack, dmod, {(dmod.DATASET_PATH, None): recs})
     stack.enter_context(mock.patch.object(dmod, "get_verified_gold_uids", lambda: {r["id"] for r in recs}))
     hmod = importlib.import_module("inspect_evals.hle.hle")
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return hmod.hle(include_multi_modal=False), {
         "model_roles": {"grader": j.model("mockllm/hle-grader"), "grader_2": j.model("mockllm/hle-grader-2")}}
 
 
-def b_gpqa(stack: ExitStack, j: Judges, data: Path):
+def b_gpqa(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.gpqa.gpqa")
     path = pf.write_csv(data / "gpqa" / "gpqa_diamond.csv", dd.gpqa_rows())
     stack.enter_context(mock.patch.object(mod, "GPQA_DIAMOND_CACHE_PATH", path))
     stack.enter_context(mock.patch.object(mod, "download", lambda *a, **k: None))
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.gpqa_diamond(), {}
 
 
 def b_bfcl(category: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         mod = importlib.import_module("inspect_evals.bfcl.bfcl")
         stack.enter_context(mock.patch.object(pf, "BFCL_IRRELEVANCE_QUESTIONS",
                                               [(q, fn) for q, fn, _w in dd.BFCL_IRRELEVANCE[:dd.N]]))
@@ -875,6 +877,8 @@ def b_bfcl(category: str):
         root = data / "BFCL"
         pf._bfcl_files(root)
         stack.enter_context(mock.patch.object(mod, "DATASET_LOCATION", root))
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         return mod.bfcl(categories=category), {}
     return build
 

@@ -3,6 +3,8 @@ package selectplan
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"empties/internal/manifest"
@@ -110,7 +112,7 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 		g.Judge = in.judges[g.Eval].Model
 		plan.Groups = append(plan.Groups, *g)
 	}
-	for _, e := range sortedKeys(solver) {
+	for _, e := range slices.Sorted(maps.Keys(solver)) {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("%s: %d replies need a judge that runs inside the solver (judge.where: %s); a replay cannot reach it, so they stay needs_judge",
 			e, solver[e], m.Profiles[e].Judge.Where))
 	}

@@ -12,6 +12,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -260,40 +262,33 @@ func command(g *Group) string {
 			ids = append(ids, s.ID)
 		}
 	}
-	parts := []string{"inspect", "eval", shellQuote(g.Task), "--model", shellQuote(g.Model)}
-	for _, k := range sortedKeys(g.TaskArgs) {
+	parts := []string{"inspect", "eval", planjson.ShellQuote(g.Task), "--model", planjson.ShellQuote(g.Model)}
+	for _, k := range slices.Sorted(maps.Keys(g.TaskArgs)) {
 		v, _ := json.Marshal(g.TaskArgs[k])
 		val := string(v)
 		if s, ok := g.TaskArgs[k].(string); ok {
 			val = s
-		} else if name := modelName(g.TaskArgs[k]); name != "" {
+		} else if name := planjson.ModelName(g.TaskArgs[k]); name != "" {
 			val = name // a judge the log stores as a model config
 		}
-		parts = append(parts, "-T", shellQuote(k+"="+val))
+		parts = append(parts, "-T", planjson.ShellQuote(k+"="+val))
 	}
-	for _, r := range sortedKeys(g.ModelRoles) {
-		if name := modelName(g.ModelRoles[r]); name != "" {
-			parts = append(parts, "--model-role", shellQuote(r+"="+name))
+	for _, r := range slices.Sorted(maps.Keys(g.ModelRoles)) {
+		if name := planjson.ModelName(g.ModelRoles[r]); name != "" {
+			parts = append(parts, "--model-role", planjson.ShellQuote(r+"="+name))
 		}
 	}
-	parts = append(parts, "--sample-id", shellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
-	for _, k := range sortedKeys(g.Settings) {
+	parts = append(parts, "--sample-id", planjson.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
+	for _, k := range slices.Sorted(maps.Keys(g.Settings)) {
 		switch v := g.Settings[k].(type) {
 		case string, bool, float64, int, int64:
-			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), shellQuote(fmt.Sprint(v)))
+			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planjson.ShellQuote(fmt.Sprint(v)))
 		}
 	}
-	for _, k := range sortedKeys(g.Metadata) {
-		parts = append(parts, "--metadata", shellQuote(k+"="+g.Metadata[k]))
+	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
+		parts = append(parts, "--metadata", planjson.ShellQuote(k+"="+g.Metadata[k]))
 	}
 	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:@+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // settings are the generate config the original run used (the log's
@@ -333,29 +328,6 @@ func task(g *Group, m *manifest.Manifest, l schema.Log) {
 		}
 		g.ModelRoles[r] = v
 	}
-}
-
-// modelName is the model a task argument or model role names: a name, or a
-// model config as a log stores it ({"model": NAME, ...}); "" otherwise.
-func modelName(v any) string {
-	switch m := v.(type) {
-	case string:
-		return m
-	case map[string]any:
-		if name, ok := m["model"].(string); ok {
-			return name
-		}
-	}
-	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func jsonMap(raw *string) map[string]any {

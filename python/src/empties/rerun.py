@@ -194,10 +194,12 @@ def replay_dataset(task: Task, replays: list[Mapping[str, Any]], label: str) -> 
 
 def run_group(group: dict[str, Any], harness: Harness, log_buffer: int | None) -> tuple[bool, list[EvalLog]]:
     replaying = group.get("replay") is not None
-    model = resolve_model(group["model"], group, "model_under_test", harness) if group.get("model") else "none/none"
-    roles = {r: resolve_model(m, group, r, harness) for r, m in (group.get("model_roles") or {}).items()}
-    config = {k: v for k, v in (group.get("config") or {}).items() if v is not None}
+    fields = GenerateConfig.model_fields
+    config = {k: v for k, v in (group.get("config") or {}).items() if v is not None and k in fields}
     with harness.setup(group):
+        # no model under test for a Part C replay: none/none, which raises if it is ever called
+        model = resolve_model(group["model"], group, "model_under_test", harness) if group.get("model") else "none/none"
+        roles = {r: resolve_model(m, group, r, harness) for r, m in (group.get("model_roles") or {}).items()}
         task = make_task(group, harness)
         ok, logs = eval_set(
             [task],
