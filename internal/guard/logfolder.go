@@ -138,3 +138,18 @@ func (f *LogFolder) Close() error {
 	f.lock = nil
 	return err
 }
+
+// IsLogFolder reports whether dir is a log folder command marked (a real
+// folder holding LogFolderMarker).
+func IsLogFolder(dir, command string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, LogFolderMarker))
+	if err != nil || !regular(filepath.Join(dir, LogFolderMarker)) {
+		return false
+	}
+	var m logFolderMark
+	return json.Unmarshal(b, &m) == nil && m.Format == logFolderFormat && m.Command == command
+}

@@ -14,6 +14,7 @@ type Budget struct {
 	CeilingUSD     float64
 	SpentDataUSD   float64 // the dataset's calls (the cost table), this plan's logs left out
 	SpentLogsUSD   float64 // the calls already in this plan's log folder
+	SpentOtherUSD  float64 // the calls in the log folders of other plans beside it that the dataset does not hold
 	EstimateUSD    float64 // what the plan's remaining samples are estimated to cost
 	UpperBoundUSD  float64 // and at most (the wide arm: the whole new budget spent)
 	PlanEstimate   float64 // the whole plan, as select estimated it
@@ -35,7 +36,10 @@ func (b *Budget) Remaining(g Group, done int) {
 }
 
 // Total is what the study will have spent at most once the plan is done.
-func (b *Budget) Total() float64 { return b.SpentDataUSD + b.SpentLogsUSD + b.UpperBoundUSD }
+func (b *Budget) Total() float64 { return b.Spent() + b.UpperBoundUSD }
+
+// Spent is what was spent so far.
+func (b *Budget) Spent() float64 { return b.SpentDataUSD + b.SpentLogsUSD + b.SpentOtherUSD }
 
 // Over reports whether running the rest of the plan may cross the ceiling.
 func (b *Budget) Over() bool { return b.Total() > b.CeilingUSD }
@@ -46,8 +50,12 @@ func (b *Budget) Print(w io.Writer) {
 	if b.Over() {
 		verdict = "OVER BUDGET"
 	}
-	fmt.Fprintf(w, "cost: this plan $%.2f (upper bound $%.2f), $%.2f (upper bound $%.2f) of it still to run; spent so far $%.2f in the dataset + $%.2f in this plan's logs; at most $%.2f of the $%.2f ceiling: %s\n",
-		b.PlanEstimate, b.PlanUpperBound, b.EstimateUSD, b.UpperBoundUSD, b.SpentDataUSD, b.SpentLogsUSD, b.Total(), b.CeilingUSD, verdict)
+	other := ""
+	if b.SpentOtherUSD > 0 {
+		other = fmt.Sprintf(" + $%.2f in other plans' logs beside them", b.SpentOtherUSD)
+	}
+	fmt.Fprintf(w, "cost: this plan $%.2f (upper bound $%.2f), $%.2f (upper bound $%.2f) of it still to run; spent so far $%.2f in the dataset + $%.2f in this plan's logs%s; at most $%.2f of the $%.2f ceiling: %s\n",
+		b.PlanEstimate, b.PlanUpperBound, b.EstimateUSD, b.UpperBoundUSD, b.SpentDataUSD, b.SpentLogsUSD, other, b.Total(), b.CeilingUSD, verdict)
 	if len(b.Unpriced) > 0 {
 		fmt.Fprintf(w, "no prices for %s: their calls are not in the estimate (add them to the manifest's routes)\n", strings.Join(b.Unpriced, ", "))
 	}
@@ -56,5 +64,5 @@ func (b *Budget) Print(w io.Writer) {
 // OverError is the refusal of a plan over the ceiling.
 func (b *Budget) OverError(flag string) error {
 	return fmt.Errorf("over budget: $%.2f spent + up to $%.2f for the rest of the plan = $%.2f, over the manifest's ceiling of $%.2f; nothing was run (cut the plan, raise budget.ceiling_usd in the manifest, or pass --%s to run it anyway)",
-		b.SpentDataUSD+b.SpentLogsUSD, b.UpperBoundUSD, b.Total(), b.CeilingUSD, flag)
+		b.Spent(), b.UpperBoundUSD, b.Total(), b.CeilingUSD, flag)
 }

@@ -131,7 +131,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		}
 	}
 	rules := guard.Rules{Avoid: []string{opts.Plan, opts.Harness}}
-	root, exists, err := guard.CheckLogFolder(opts.LogDir, "rerun", rules)
+	root, _, err := guard.CheckLogFolder(opts.LogDir, "rerun", rules)
 	if err != nil {
 		return err
 	}
@@ -142,28 +142,30 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "rerun %s: %d groups, %d records (sample × epoch) from %s; logs in %s\n", p.Kind, len(groups), records, opts.Plan, root)
 
-	// the budget: what was spent, and what the plan still has to run
+	// the budget: what was spent (the dataset's logs, this plan's, other
+	// plans' log folders beside it that the dataset does not hold yet) and
+	// what the plan still has to run
 	b := rerun.Budget{CeilingUSD: m.Budget.CeilingUSD, Unpriced: p.Cost.Unpriced}
-	var before *spend
-	if exists {
-		if before, err = account(ctx, root, m); err != nil {
-			return err
-		}
-		b.SpentLogsUSD = before.usd
+	others := siblingLogFolders(root)
+	before, err := account(ctx, append([]string{root}, others...), m)
+	if err != nil {
+		return err
+	}
+	b.SpentLogsUSD = before.in(root).usd
+	for _, o := range others {
+		b.SpentOtherUSD += before.in(o).usd
 	}
 	done := map[int]int{}
 	var todo []rerun.Group // the groups whose logs are not finished
 	for _, g := range groups {
-		finished := false
-		if before != nil {
-			done[g.Index], finished = before.done(g.LogDir)
-		}
-		b.Remaining(g, done[g.Index])
-		if !finished || done[g.Index] < g.Planned {
+		st := before.in(g.LogDir)
+		done[g.Index] = st.records
+		b.Remaining(g, st.records)
+		if !st.finished || st.records < g.Planned {
 			todo = append(todo, g)
 		}
 	}
-	spentData, fromPlan, err := datasetSpend(ctx, opts.Data, root, m)
+	spentData, fromPlan, err := datasetSpend(ctx, opts.Data, append([]string{root}, others...), m)
 	if err != nil {
 		return err
 	}
@@ -222,12 +224,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return ctx.Err()
 	}
 
-	after, err := account(ctx, root, m)
+	after, err := account(ctx, []string{root}, m)
 	if err != nil {
 		return err
 	}
+	mine := after.in(root)
 	fmt.Fprintf(w, "spent: $%.2f in the %d model calls of this plan's logs (%d of them unpriced); the study: $%.2f of the $%.2f ceiling\n",
-		after.usd, after.calls, after.unpriced, b.SpentDataUSD+after.usd, b.CeilingUSD)
+		mine.usd, mine.calls, mine.unpriced, b.SpentDataUSD+b.SpentOtherUSD+mine.usd, b.CeilingUSD)
 	if runErr != nil {
 		fmt.Fprintf(w, "the Python runner (%s) failed: %v\n%s\n", python, runErr, lastLines(output, 30))
 		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %s: the runner failed; run the same command again to retry what is missing", opts.Plan)}
@@ -261,38 +264,55 @@ func writeSpec(spec rerun.Spec) (string, func(), error) {
 	return f.Name(), cleanup, nil
 }
 
-// spend is what the logs of a log folder hold, from the cost table's SQL.
+// spend is what the logs of log folders hold, from the cost table's SQL,
+// per counted log file.
 type spend struct {
-	usd             float64
-	calls, unpriced int
-	logs            map[string]logState // per counted log file
+	logs map[string]logState
 }
 
 type logState struct {
-	records int  // sample × epoch records without an error
-	success bool // the log's status is success
+	records         int  // sample × epoch records without an error
+	success         bool // the log's status is success
+	usd             float64
+	calls, unpriced int
 }
 
-// done is how many records the counted logs under dir hold, and whether
-// there are logs and every one of them finished.
-func (s *spend) done(dir string) (records int, finished bool) {
+// folderState is what the counted logs under a folder hold together.
+type folderState struct {
+	records, calls, unpriced int
+	usd                      float64
+	finished                 bool // there are logs, and every one finished
+}
+
+func (s *spend) in(dir string) folderState {
+	var f folderState
 	any, all := false, true
 	for path, l := range s.logs {
 		if within(path, dir) {
 			any = true
-			records += l.records
 			all = all && l.success
+			f.records += l.records
+			f.usd += l.usd
+			f.calls += l.calls
+			f.unpriced += l.unpriced
 		}
 	}
-	return records, any && all
+	f.finished = any && all
+	return f
 }
 
-// account ingests and places the logs of a log folder in a scratch dataset
+// account ingests and places the logs of log folders in a scratch dataset
 // (ingest and rescore, as the study reads them) and prices their calls with
 // priced_calls, the cost table's view.
-func account(ctx context.Context, dir string, m *manifest.Manifest) (*spend, error) {
+func account(ctx context.Context, dirs []string, m *manifest.Manifest) (*spend, error) {
 	s := &spend{logs: map[string]logState{}}
-	if !hasLogs(dir) {
+	var paths []string
+	for _, d := range dirs {
+		if hasLogs(d) {
+			paths = append(paths, d)
+		}
+	}
+	if len(paths) == 0 {
 		return s, nil
 	}
 	tmp, err := os.MkdirTemp("", "empties-rerun-account-*")
@@ -301,19 +321,21 @@ func account(ctx context.Context, dir string, m *manifest.Manifest) (*spend, err
 	}
 	defer os.RemoveAll(tmp)
 	ds := filepath.Join(tmp, "data")
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{dir}, Out: ds, Progress: "never"}, io.Discard, io.Discard); err != nil && !store.HasTable(ds, "replies") {
-		return nil, fmt.Errorf("rerun: reading the logs in %s: %w", dir, err)
+	if err := ingest.Run(ctx, ingest.Options{Paths: paths, Out: ds, Progress: "never"}, io.Discard, io.Discard); err != nil && !store.HasTable(ds, "replies") {
+		return nil, fmt.Errorf("rerun: reading the logs in %s: %w", strings.Join(paths, ", "), err)
 	}
 	if err := rescore.Run(ctx, rescore.Options{Data: ds, Manifest: m.Path}, io.Discard); err != nil {
-		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", dir, err)
+		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
 	}
 	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
-		if err := c.QueryRowContext(ctx, `SELECT coalesce(sum(cost_usd), 0), count(*), count(*) FILTER (WHERE cost_usd IS NULL) FROM priced_calls`).
-			Scan(&s.usd, &s.calls, &s.unpriced); err != nil {
-			return err
-		}
-		rows, err := c.QueryContext(ctx, `SELECT l.path, any_value(l.status) = 'success', count(r.log_id) FILTER (WHERE r.class <> 'error')
-		  FROM logs l LEFT JOIN replies r USING (log_id) WHERE l.set_status = 'counted' GROUP BY l.path`)
+		rows, err := c.QueryContext(ctx, `WITH recs AS (
+		    SELECT log_id, count(*) FILTER (WHERE class <> 'error') AS n FROM replies GROUP BY ALL
+		  ), cost AS (
+		    SELECT log_id, coalesce(sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
+		    FROM priced_calls GROUP BY ALL
+		  )
+		  SELECT l.path, l.status = 'success', coalesce(r.n, 0), coalesce(c.usd, 0), coalesce(c.calls, 0), coalesce(c.unpriced, 0)
+		  FROM logs l LEFT JOIN recs r USING (log_id) LEFT JOIN cost c USING (log_id) WHERE l.set_status = 'counted'`)
 		if err != nil {
 			return err
 		}
@@ -321,7 +343,7 @@ func account(ctx context.Context, dir string, m *manifest.Manifest) (*spend, err
 		for rows.Next() {
 			var path string
 			var l logState
-			if err := rows.Scan(&path, &l.success, &l.records); err != nil {
+			if err := rows.Scan(&path, &l.success, &l.records, &l.usd, &l.calls, &l.unpriced); err != nil {
 				return err
 			}
 			s.logs[path] = l
@@ -331,15 +353,50 @@ func account(ctx context.Context, dir string, m *manifest.Manifest) (*spend, err
 	return s, err
 }
 
-// datasetSpend is what the dataset's calls cost, the logs under logDir left
-// out (account counts them). fromPlan is true when there is no dataset.
-func datasetSpend(ctx context.Context, data, logDir string, m *manifest.Manifest) (usd float64, fromPlan bool, err error) {
+// siblingLogFolders are the other log folders of rerun beside root (the
+// logs of the study's other plans): their spend counts until the dataset
+// holds them.
+func siblingLogFolders(root string) []string {
+	parent := filepath.Dir(root)
+	entries, _ := os.ReadDir(parent)
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(parent, e.Name())
+		if p != root && e.IsDir() && guard.IsLogFolder(p, "rerun") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// datasetSpend is what the dataset's calls cost, the logs under the given
+// log folders left out (account counts them). fromPlan is true when there
+// is no dataset.
+func datasetSpend(ctx context.Context, data string, logDirs []string, m *manifest.Manifest) (usd float64, fromPlan bool, err error) {
 	if data == "" || !store.HasTable(data, "log_assignments") {
 		return 0, true, nil
 	}
 	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
-		return c.QueryRowContext(ctx, `SELECT coalesce(sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id)
-		  WHERE NOT starts_with(l.path, $1)`, strings.TrimSuffix(logDir, "/")+"/").Scan(&usd)
+		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+	logs:
+		for rows.Next() {
+			var path string
+			var cost float64
+			if err := rows.Scan(&path, &cost); err != nil {
+				return err
+			}
+			for _, d := range logDirs {
+				if within(path, d) {
+					continue logs
+				}
+			}
+			usd += cost
+		}
+		return rows.Err()
 	})
 	return usd, false, err
 }
