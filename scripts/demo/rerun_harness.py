@@ -48,13 +48,14 @@ def setup(group: Mapping[str, Any]) -> Iterator[None]:
     ev = md.EVALS[meta["empties_eval"]]
     route, arm = meta.get("empties_route", ""), meta.get("empties_arm", "default")
     replay = group.get("replay") is not None
+    partc = meta.get("empties_part") == "C"
     md.OUTCOMES.clear()
     data = Path(tempfile.mkdtemp(prefix="empties-demo-harness-"))
     try:
         with ExitStack() as stack:
             ev.build(stack, None, data)   # the demo records in place of the dataset downloads
             _state.update(
-                judges=md.Judges(ev, route, arm, partc=replay),
+                judges=md.Judges(ev, route, arm, partc=partc),
                 mut=None if replay else get_model(md.MUT_NAME, custom_outputs=md.ModelUnderTest(ev, route, arm),
                                                   memoize=False),
             )
