@@ -70,8 +70,8 @@ def model(name: str, group: Mapping[str, Any], role: str) -> Model | None:
         raise RuntimeError("the demo harness makes models inside setup() only")
     if role == "model_under_test":
         if name != md.MUT_NAME:
-            raise SystemExit(f"demo harness: the model under test is {name!r}, the demo's is {md.MUT_NAME}")
+            raise RuntimeError(f"demo harness: the model under test is {name!r}, the demo's is {md.MUT_NAME}")
         return _state["mut"]  # type: ignore[no-any-return]
     if name.startswith("mockllm/"):
         return _state["judges"].model(name)  # type: ignore[no-any-return]
-    raise SystemExit(f"demo harness: {role} model {name!r} is not one of the demo's mockllm judges")
+    raise RuntimeError(f"demo harness: {role} model {name!r} is not one of the demo's mockllm judges")

@@ -14,6 +14,9 @@ entry point, so an installed ``empties`` makes it available by name::
     inspect eval inspect_evals/xstest --model none/none \\
         --solver empties/replay -S text="BLOCKED: BlockedReason.SAFETY"
 
+(inspect reads ``-S`` values as YAML: an empty reply is ``-S 'text=""'``, a
+whitespace one ``-S 'text=" \\n"'``; a bare ``text=`` is no text at all.)
+
 With no ``text`` it replays each sample's own ``metadata["empties_replay"]``
 (what ``empties rerun`` writes for every replayed sample). The solver appends
 the text as the assistant's message, sets ``state.output`` to one choice with

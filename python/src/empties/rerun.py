@@ -67,6 +67,11 @@ SPEC_FORMAT = 1
 MODEL_KEYS = ("model", "config", "base_url", "model_args", "args")
 
 _events: IO[str] | None = None
+
+
+class GroupError(Exception):
+    """A group that cannot run (its task is not registered, a planned sample is not in its dataset)."""
+
 _group: dict[str, Any] = {}
 
 
@@ -159,7 +164,7 @@ def make_task(group: Mapping[str, Any], harness: Harness) -> Task:
     name = group["task"]
     fn = registry_lookup("task", name)
     if fn is None:
-        raise SystemExit(f"rerun: group {group['label']}: no task {name!r} is registered "
+        raise GroupError(f"no task {name!r} is registered "
                          "(is the package that defines it installed in this environment?)")
     task = cast(Callable[..., Task], fn)(**task_args(group.get("task_args") or {}, group, harness))
     replays = group.get("replay")
@@ -175,12 +180,12 @@ def replay_dataset(task: Task, replays: list[Mapping[str, Any]], label: str) -> 
         by_id.setdefault(str(s.id), s)
     out: list[Sample] = []
     for r in replays:
-        s = by_id.get(str(r["id"]))
-        if s is None:
-            raise SystemExit(f"rerun: group {label}: the task's dataset has no sample {r['id']!r}")
-        c = s.model_copy(deep=True)
+        orig = by_id.get(str(r["id"]))
+        if orig is None:
+            raise GroupError(f"the task's dataset has no sample {r['id']!r} (group {label})")
+        c = orig.model_copy(deep=True)
         c.id = r["new_id"]
-        c.metadata = {**(s.metadata or {}), **(r.get("metadata") or {}), REPLAY_KEY: r["text"]}
+        c.metadata = {**(orig.metadata or {}), **(r.get("metadata") or {}), REPLAY_KEY: r["text"]}
         out.append(c)
     ds = task.dataset
     return MemoryDataset(out, name=getattr(ds, "name", None), location=getattr(ds, "location", None),
