@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster clean
 
 all: build
 
@@ -51,11 +51,18 @@ build:
 vet:
 	go vet ./...
 
-# The report's page is opened in Debian's chromium by a test; installed here
-# when missing (CI runs as root). The test's screenshot is a CI artifact:
-# $(OUT)/ci/report.png.
+# The report's pages are opened in Debian's chromium by tests; installed here
+# when missing (CI runs as root). Their screenshots are CI artifacts:
+# $(OUT)/ci/report-first.png, report.jpg, explore-*, demo-*.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+# The report page's chart libraries (Vega, Vega-Lite, vega-embed), committed
+# under stages/report/assets/vega/; this re-fetches them from npm at these
+# versions and checks them against the SHA256SUMS there.
+VEGA_VERSIONS := 6.2.0 6.4.1 7.1.0
+vega:
+	scripts/vega/vendor.sh $(VEGA_VERSIONS)
 
 # The S3-compatible server the object-storage tests (internal/objstore) and
 # the S3 bench rows run on loopback: versitygw, built from its Go module.
@@ -66,13 +73,19 @@ $(VERSITYGW):
 	GOBIN=$(abspath $(BIN)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 versitygw: $(VERSITYGW)
 
-test: venv pypkg java vet chromium fuzz versitygw
+# No time-bounded fuzzing here: the fuzz targets' seed corpora (their seeds,
+# the fixture logs, the shared corpora and testdata/fuzz) run as ordinary
+# tests in `go test`, the same inputs every time.
+test: venv pypkg java vet chromium versitygw
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 ./...
 
-# Native Go fuzzing of the log reader, FUZZTIME per target (their seeds, the
-# fixture logs and the shared corpora, also run in every `go test`). A failing
-# input is written to internal/evallog/testdata/fuzz/<target>/: commit it with
-# the fix. Minimisation is off so the whole budget goes to new inputs.
+# Native Go fuzzing of the log reader, FUZZTIME per target, on demand (not
+# part of `make test`: a time-bounded run is not the same test twice, and Go
+# 1.26's coordinator can fail a loaded run with "context deadline exceeded",
+# go.dev/issue/75804). A failing input is written to
+# internal/evallog/testdata/fuzz/<target>/: commit it with the fix, and
+# `go test` runs it from then on. Minimisation is off so the whole budget goes
+# to new inputs.
 FUZZTIME ?= 10s
 FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStreamDecode
 fuzz:
@@ -93,7 +106,7 @@ demo: venv pypkg build
 	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
 notebook: demo
-	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --out $(OUT)/notebooks
+	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --report $(OUT)/report --out $(OUT)/notebooks
 
 fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs

@@ -42,7 +42,7 @@ type Log struct {
 	SetStatus        string  `parquet:"set_status" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`
 	SupersededBy     *string `parquet:"superseded_by,optional" doc:"log_id of the file that supersedes it directly (null when counted)"`
 	SupersededReason *string `parquet:"superseded_reason,optional" doc:"retried (a newer attempt of the task), recovered (its -recovered copy), merged_shards (a shard its finished merged log covers) or duplicate (another copy of the same eval); null when counted"`
-	IngestVersion    string  `parquet:"ingest_version" doc:"what read the file: the ingest tables' columns, the classification rules and the empties build; a later ingest into the dataset reads a file again when it differs"`
+	IngestVersion    string  `parquet:"ingest_version" doc:"what read the file: the ingest tables' columns, the classification rules and the extraction rules (ingest.ExtractVersion), not the build; a later ingest into the dataset reads a file again when it differs"`
 }
 
 // Reply is a row of the replies table.
@@ -147,7 +147,7 @@ type ModelCall struct {
 	ToolCallCount  int64    `parquet:"tool_call_count" doc:"tool calls in the output"`
 	ToolsOffered   int64    `parquet:"tools_offered" doc:"number of tools offered to the call"`
 	InputMessages  int64    `parquet:"input_messages" doc:"messages sent (after expanding event pools)"`
-	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent; judges only (what the judge was asked)"`
+	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent: for judge calls (what the judge was asked) and for the call whose output is the reply (is_reply: the prompt the reply answers); null for other calls"`
 	InputTokens    *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens"`
 	OutputTokens   *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
 	ReasoningTok   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`

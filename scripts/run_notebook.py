@@ -1,6 +1,6 @@
 """Execute a notebook against a dataset and save the executed copy.
 
-Usage: .venv/bin/python scripts/run_notebook.py NOTEBOOK --data DIR --out DIR
+Usage: .venv/bin/python scripts/run_notebook.py NOTEBOOK --data DIR --out DIR [--report DIR]
 A cell that raises fails the run (exit 1), so CI notices a notebook that no
 longer reads the tables.
 """
@@ -20,8 +20,10 @@ def main() -> int:
     ap.add_argument("notebook", type=Path)
     ap.add_argument("--data", type=Path, required=True, help="dataset folder the notebook reads (EMPTIES_DATA)")
     ap.add_argument("--out", type=Path, required=True, help="folder for the executed notebook")
+    ap.add_argument("--report", type=Path, help="the dataset's report folder, whose chart specs it opens (EMPTIES_REPORT; default DATA/report)")
     args = ap.parse_args()
     os.environ["EMPTIES_DATA"] = str(args.data.resolve())
+    os.environ["EMPTIES_REPORT"] = str((args.report or args.data / "report").resolve())
     nb = nbformat.read(args.notebook, as_version=4)
     client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(Path.cwd())}})
     try:

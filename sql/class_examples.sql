@@ -3,6 +3,7 @@
 -- grain: one row per reply class × draw (at most examples_per_class replies of each class that occurs)
 -- measure: Real examples of each class (pre-registration §4 "Exploration first: rough rates and real examples"), drawn with a seed, each with its raw fields and the address that opens the sample in inspect view
 -- needs: study_replies, replies, logs
+-- optional: model_calls
 --
 -- Needs no manifest. The draw orders the replies of a class by md5 of the examples seed and the
 -- reply's key (log_id, sample_id, epoch), so the same seed and data give the same examples, and
@@ -11,7 +12,9 @@
 -- _view/dist/assets/index.js, region src/app/routing/url.ts, logSamplesUrl:
 -- #/logs/<log path>/samples/sample/<sample id>/<epoch>/, the log path relative to --log-dir as
 -- directoryRelativeUrl makes it, each segment URI-encoded): view_command serves the log's folder
--- and view_url opens the sample in it.
+-- and view_url opens the sample in it. prompt_text is the last user message of the call whose output
+-- is the reply (model_calls.is_reply), so an example shows what the model was asked; NULL for a reply
+-- taken from sample.output or none.
 WITH joined AS (
   SELECT
     s.class, s.eval, s.route, s.arm, s.log_id, s.sample_id, s.epoch, l.path,
@@ -19,6 +22,12 @@ WITH joined AS (
   FROM study_replies s
   JOIN replies r USING (log_id, sample_id, epoch)
   JOIN logs l USING (log_id)
+),
+prompts AS (
+  SELECT log_id, sample_id, epoch, any_value(prompt_text) AS prompt_text
+  FROM model_calls
+  WHERE is_reply
+  GROUP BY ALL
 ),
 drawn AS (
   SELECT
@@ -37,7 +46,9 @@ SELECT
   stop_details_explanation, output_error, call_error, sample_error, sample_limit, n_choices,
   text, text_chars, refusal, reasoning_chars, reasoning_redacted, reasoning_text,
   tool_call_count, array_to_string(tool_call_functions, ',') AS tool_call_functions,
-  max_tokens, max_tokens_source, output_tokens, reasoning_tokens
+  max_tokens, max_tokens_source, output_tokens, reasoning_tokens,
+  non_answer, tools_offered, failed_attempts, first_attempt_error, p.prompt_text
 FROM drawn
+LEFT JOIN prompts p USING (log_id, sample_id, epoch)
 WHERE draw <= getvariable('examples_per_class')
 ORDER BY class, draw

@@ -36,3 +36,20 @@ func IsReply(class string) bool { return class != Error && class != NoChoices }
 func JudgeClasses() []string {
 	return []string{JudgeEmpty, JudgeRefused, JudgeOverflow, JudgeTruncated, JudgeUsable}
 }
+
+// Meanings say in a sentence what each class is, for readers of the report
+// and of `empties schema --format json`; the rules (Rules, ErrorForms) are
+// the definition, these the plain reading of them.
+var Meanings = map[string]string{
+	Error:          "the sample raised an error: there is no output to read (sample.error)",
+	NoChoices:      "the output holds no choice at all (output.empty): nothing came back",
+	Filtered:       "the provider's content filter stopped the reply (stop_reason content_filter)",
+	RefusalFlag:    "the provider marked a text item of the reply as a refusal (refusal=true)",
+	ErrorText:      "the reply is a provider's error, not the model's words: ModelOutput.error is set, or the text is a known provider error form",
+	TruncatedEmpty: "no text and no tool call: the reply stopped at the token limit (max_tokens or model_length) before writing any",
+	ToolOnly:       "no text, only tool calls: an answer where the eval offered tools, a non-answer where it offered none",
+	ReasoningOnly:  "no text and no tool call, only reasoning, and it stopped for another reason than the token limit",
+	Silent:         "no text, no tool call, no reasoning: an empty reply",
+	TruncatedText:  "text, cut off at max_tokens",
+	Answer:         "text: any reply the rules above do not match",
+}

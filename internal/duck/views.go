@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"empties/internal/guard"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
@@ -87,7 +88,7 @@ func CreateViews(ctx context.Context, db Querier, dataDir string, v Views) ([]st
 	if err != nil {
 		return nil, err
 	}
-	return createViews(ctx, db, root, v, true)
+	return createViews(ctx, db, root, v, true, "")
 }
 
 // Querier is what views are created on and read through: *sql.DB or
@@ -100,7 +101,16 @@ type Querier interface {
 // createViews makes the views over root. With strict false (the view file),
 // a declared table written by another version gets a plain view of what its
 // files hold instead of failing the commit.
-func createViews(ctx context.Context, db Querier, root string, v Views, strict bool) ([]string, error) {
+//
+// A non-empty guard is a condition every view is filtered by (the view
+// file's check that it is read where it was written, fileGuard).
+func createViews(ctx context.Context, db Querier, root string, v Views, strict bool, guard string) ([]string, error) {
+	guarded := func(q string) string {
+		if guard == "" {
+			return q
+		}
+		return "SELECT * FROM (" + q + ") WHERE " + guard
+	}
 	var found []string
 	declared := map[string]bool{}
 	for _, t := range schema.Tables() {
@@ -121,7 +131,7 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 		default:
 			continue
 		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(t.Name)+" AS "+q); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(t.Name)+" AS "+guarded(q)); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
 		}
 	}
@@ -132,7 +142,7 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 		if declared[name] {
 			continue
 		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(name)+" AS SELECT * FROM "+ReadParquet(root, name)); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(name)+" AS "+guarded("SELECT * FROM "+ReadParquet(root, name))); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", name, err)
 		}
 		found = append(found, name)
@@ -175,6 +185,17 @@ func checkColumns(ctx context.Context, db Querier, root string, t schema.Table) 
 // `duckdb <file>` and the notebook read the same typed views as `empties
 // sql`. A table written by another version still gets a plain view of its
 // files.
+//
+// The views name root's files by absolute path (DuckDB resolves a relative
+// path against the reader's working folder, not the database file's, and
+// has no setting a database file keeps), so a copy or a move of the dataset
+// would read the original's files, or those of a dataset made in its place.
+// Every view is therefore filtered by fileGuard: it reads only when a
+// database attached to the reader is this file at root (DuckDB reports an
+// attached file's path with its symlinks resolved); read from elsewhere it
+// fails with an error saying what happened and what repairs it. Any empties
+// command that reads the dataset repairs it (RepairViews, through
+// store.RepairViews) by writing the file anew for where it lies.
 func WriteViewsDB(ctx context.Context, file, root string) error {
 	// DuckDB derives a database's WAL path by cutting it at '?', so the file
 	// is written under a plain temporary name and copied into place.
@@ -188,7 +209,21 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 		return err
 	}
 	db.SetMaxOpenConns(1) // USE is per connection
-	if _, err := createViews(ctx, db, root, ReaderViews, false); err != nil {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	if _, err := createViews(ctx, db, root, ReaderViews, false, fileGuard(abs, real, filepath.Base(file))); err != nil {
+		db.Close()
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE MACRO "+viewsRootMacro+"() AS "+Quote(real)); err != nil {
 		db.Close()
 		return err
 	}
@@ -198,11 +233,74 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 	return store.CopyFile(filepath.Join(tmp, "views.duckdb"), file)
 }
 
-// Every generation a stage commits gets its view file.
+// viewsRootMacro names, in a view file, the folder its views were written
+// for (resolved), so RepairViews can tell a moved file.
+const viewsRootMacro = "empties_views_root"
+
+// fileGuard is the condition of the view file's views: true when a
+// database attached to the reader is the view file at root (spelled abs or
+// resolved real), else an error.
+func fileGuard(abs, real, name string) string {
+	paths := Quote(filepath.Join(real, name))
+	if abs != real {
+		paths += ", " + Quote(filepath.Join(abs, name))
+	}
+	msg := fmt.Sprintf("empties: this view file was written for the dataset at %s and is read from elsewhere (the dataset was copied or moved), so its views would read that dataset's files; nothing was read. Run any empties command on this copy (e.g. empties sql \"SELECT 1\" --data DIR) to rewrite its view file, or read its Parquet tables (DIR/current/<table>)",
+		filepath.Dir(filepath.Dir(real)))
+	return "(SELECT CASE WHEN EXISTS (SELECT 1 FROM duckdb_databases() WHERE path IN (" + paths + ")) THEN true ELSE error(" + Quote(msg) + ") END)"
+}
+
+// RepairViews rewrites the view file of generation gen if it was written
+// for another folder (the dataset was copied or moved) or before view files
+// knew theirs, so its views read gen's own files. The new file replaces the
+// old in one rename; a reader that has the old one open keeps it.
+func RepairViews(ctx context.Context, gen string) error {
+	file := filepath.Join(gen, store.ViewsFile)
+	if _, err := os.Lstat(file); err != nil {
+		return nil // no view file (a generation written without duck)
+	}
+	real, err := filepath.EvalSymlinks(gen)
+	if err != nil {
+		return err
+	}
+	if written, err := viewsRoot(ctx, file); err == nil && written == real {
+		return nil
+	}
+	tmp, err := guard.TempDir(gen, "."+store.ViewsFile+".")
+	if err != nil {
+		return err
+	}
+	defer tmp.Close()
+	if err := WriteViewsDB(ctx, filepath.Join(tmp.Path, store.ViewsFile), gen); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(tmp.Path, store.ViewsFile), file)
+}
+
+// viewsRoot reads the folder a view file was written for.
+func viewsRoot(ctx context.Context, file string) (string, error) {
+	db, err := Open("")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "ATTACH "+Quote(file)+" AS views_file (READ_ONLY); USE views_file"); err != nil {
+		return "", err
+	}
+	var root string
+	err = db.QueryRowContext(ctx, "SELECT "+viewsRootMacro+"()").Scan(&root)
+	return root, err
+}
+
+// Every generation a stage commits gets its view file, and a view file
+// written for another place is rewritten when a process first reads its
+// generation.
 func init() {
 	store.WriteViews = func(ctx context.Context, gen string) error {
 		return WriteViewsDB(ctx, filepath.Join(gen, store.ViewsFile), gen)
 	}
+	store.RepairViews = RepairViews
 }
 
 // OpenDataset opens an in-memory DuckDB with the reader views of the dataset

@@ -91,6 +91,33 @@ func OpenFolder(path, command string, r Rules) (*Folder, error) {
 	return f, nil
 }
 
+// CheckFolder makes OpenFolder's checks and nothing else: for a command
+// that writes the folder at the end of a longer run (run's report), to
+// refuse before any work. OpenFolder checks again when it opens it.
+func CheckFolder(path, command string, r Rules) error {
+	if path == "" {
+		return fmt.Errorf("%s: no output folder given", command)
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if err := r.check(path, real, false); err != nil {
+		return err
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return refuse(path, "is a file, not a folder")
+	}
+	_, err = readListing(path, real, command)
+	return err
+}
+
 // readListing reads the listing of an existing folder and checks that it
 // names every file in it; an empty folder has an empty listing.
 func readListing(path, real, command string) (*listing, error) {
@@ -100,6 +127,7 @@ func readListing(path, real, command string) (*listing, error) {
 		if err != nil {
 			return nil, err
 		}
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return isTemp(real, e, ".") })
 		if len(entries) == 0 {
 			return &listing{Format: listingFormat, Command: command}, nil
 		}
@@ -133,6 +161,9 @@ func readListing(path, real, command string) (*listing, error) {
 		}
 		rel, _ := filepath.Rel(real, p)
 		rel = filepath.ToSlash(rel)
+		if filepath.Dir(p) == real && isTemp(real, e, ".") {
+			return filepath.SkipDir // a temporary folder of empties' (CleanTemps)
+		}
 		switch {
 		case rel == "." || rel == OutputMarker || e.IsDir():
 		case !listed[rel] || !e.Type().IsRegular():

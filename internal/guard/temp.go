@@ -73,13 +73,10 @@ func CleanTemps(parent, prefix string) {
 		return
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix+tempInfix) || e.Type()&fs.ModeType != fs.ModeDir {
+		if !isTemp(parent, e, prefix) {
 			continue
 		}
 		p := filepath.Join(parent, e.Name())
-		if !regular(filepath.Join(p, tempMarker)) && !regular(filepath.Join(p, OutputMarker)) {
-			continue
-		}
 		f, err := os.Open(p)
 		if err != nil {
 			continue
@@ -89,6 +86,18 @@ func CleanTemps(parent, prefix string) {
 		}
 		f.Close()
 	}
+}
+
+// isTemp reports whether the entry e of parent is a temporary folder of
+// empties' under prefix: a real folder of that name carrying its mark
+// (tempMarker, or the output listing of one that was being renamed into
+// place).
+func isTemp(parent string, e fs.DirEntry, prefix string) bool {
+	if !strings.HasPrefix(e.Name(), prefix+tempInfix) || e.Type()&fs.ModeType != fs.ModeDir {
+		return false
+	}
+	p := filepath.Join(parent, e.Name())
+	return regular(filepath.Join(p, tempMarker)) || regular(filepath.Join(p, OutputMarker))
 }
 
 // liveTemps reports whether parent holds a temporary folder under prefix

@@ -122,6 +122,8 @@ func TestRunWritesEveryOutput(t *testing.T) {
 		"judge_calls_saved | skipped | [judge_verdicts, policy_scores] | 0 | sql/judge_calls_saved.sql",
 		"log_accounting | skipped | [logs] | 0 | sql/log_accounting.sql",
 		"non_answer_rates | ok | [] | 4 | sql/non_answer_rates.sql",
+		"overview | ok | [] | 5 | sql/overview.sql",
+		"overview_classes | ok | [] | 13 | sql/overview_classes.sql",
 		"rates_by_stop_category | ok | [] | 4 | sql/rates_by_stop_category.sql",
 		"rates_by_stop_reason | ok | [] | 4 | sql/rates_by_stop_reason.sql",
 		"reply_sources | ok | [] | 4 | sql/reply_sources.sql",

@@ -22,6 +22,16 @@ INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class
   ('L2', 'hle', 'openai/b', 'q 1/2', 1, 'samples[0]', 'silent', 'silent@v1', true, 'stop', 'model_event', NULL, 'unset', '', 0, false, 0, false, '', 0, [], 0, 0);
 `
 
+// exploreError is a second sample of the hle cell that raised: no reply at
+// all (class error), never a non-answer.
+const exploreError = `
+INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, non_answer, reply_source, max_tokens_source,
+  text, text_chars, refusal, reasoning_chars, reasoning_redacted, reasoning_text, tool_call_count, tool_call_functions, failed_attempts,
+  placeholders_skipped, sample_error) VALUES
+  ('L2', 'hle', 'openai/b', 'q2', 1, 'samples[1]', 'error', 'error@v1', false, 'none', 'unset', '', 0, false, 0, false, '', 0, [], 0, 0,
+   'RuntimeError(''boom'')');
+`
+
 const exploreLogs = `
 INSERT INTO logs (log_id, path, status, sample_count, invalidated, set_status) VALUES
   ('L1', '/logs/run one/a.eval', 'success', 4, false, 'counted'),
@@ -50,8 +60,58 @@ func TestNonAnswerRates(t *testing.T) {
 		name:  "per task × model, the sample as the unit",
 		given: exploreReplies,
 		want: []string{
-			"hle | false | openai/b | default | 1 | 1 | 1 | 1 | 1 | 0.206549 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0.95",
-			"xstest | false | openai/a | default | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0.95",
+			"hle | false | openai/b | default | 1 | 1 | 1 | 1 | 1 | 0.206549 | 1 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0 | 0 | 0 | 0 | 0.793451 | 0.95",
+			"xstest | false | openai/a | default | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0 | 0 | 0 | 0 | 0.561497 | 0.95",
+		},
+	}, {
+		name:  "a sample that raised is no reply, beside the non-answers, not one of them",
+		given: exploreReplies + exploreError,
+		query: "SELECT eval, n_samples, n_replies, n_non_answer_replies, non_answer_rate, non_answer_ci_low, non_answer_ci_high, n_no_reply_replies, x_no_reply, no_reply_rate, no_reply_ci_low, no_reply_ci_high FROM non_answer_rates ORDER BY eval",
+		want: []string{
+			"hle | 2 | 2 | 1 | 0.5 | 0.0945312 | 0.905469 | 1 | 1 | 0.5 | 0.0945312 | 0.905469",
+			"xstest | 3 | 4 | 2 | 0.5 | 0.125334 | 0.874666 | 0 | 0 | 0 | 0 | 0.561497",
+		},
+	}})
+}
+
+func TestOverview(t *testing.T) {
+	runMeasures(t, "overview", []measureCase{{
+		name:  "every route together and each route: non-answers, no reply and answers sum to 1",
+		given: exploreReplies + exploreError,
+		want: []string{
+			"default | all | NULL | 2 | 2 | 2 | 2 | 5 | 6 | 3 | 2.5 | 0.5 | 0.170424 | 0.829576 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 2 | 1.5 | 0.3 | 0.072584 | 0.701209 | 0.95",
+			"default | route | openai/a | 1 | 1 | 1 | 1 | 3 | 4 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0 | 0 | 0 | 0 | 0.561497 | 2 | 1.5 | 0.5 | 0.125334 | 0.874666 | 0.95",
+			"default | route | openai/b | 1 | 1 | 1 | 1 | 2 | 2 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 0 | 0 | 0 | 0 | 0.65762 | 0.95",
+		},
+	}, {
+		name:  "the same sample id in two tasks is two samples",
+		given: exploreReplies + `INSERT INTO replies (log_id, task, model, sample_id, epoch, class, non_answer) VALUES ('L4', 'other', 'openai/a', 's1', 1, 'answer', false);`,
+		query: "SELECT scope, route, n_evals, n_routes, n_cells, n_logs, n_samples, n_replies, non_answer_rate FROM overview ORDER BY scope, route",
+		want: []string{
+			"all | NULL | 3 | 2 | 3 | 3 | 5 | 6 | 0.5",
+			"route | openai/a | 2 | 1 | 2 | 2 | 4 | 5 | 0.375",
+			"route | openai/b | 1 | 1 | 1 | 1 | 1 | 1 | 1",
+		},
+	}})
+}
+
+func TestOverviewClasses(t *testing.T) {
+	runMeasures(t, "overview_classes", []measureCase{{
+		name:  "each class that occurs, as a non-answer, no reply or answer, of the scope's samples",
+		given: exploreReplies + exploreError,
+		want: []string{
+			"default | all | NULL | answer | answer | 11 | 5 | 1 | 0.5 | 0.1 | 0.01053 | 0.537056 | 0.95",
+			"default | all | NULL | error | no_reply | 1 | 5 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 0.95",
+			"default | all | NULL | reasoning_only | non_answer | 8 | 5 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 0.95",
+			"default | all | NULL | silent | non_answer | 9 | 5 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 0.95",
+			"default | all | NULL | tool_only | answer | 7 | 5 | 1 | 1 | 0.2 | 0.0362241 | 0.624465 | 0.95",
+			"default | all | NULL | truncated_empty | non_answer | 6 | 5 | 1 | 0.5 | 0.1 | 0.01053 | 0.537056 | 0.95",
+			"default | route | openai/a | answer | answer | 11 | 3 | 1 | 0.5 | 0.166667 | 0.0176528 | 0.690012 | 0.95",
+			"default | route | openai/a | reasoning_only | non_answer | 8 | 3 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0.95",
+			"default | route | openai/a | tool_only | answer | 7 | 3 | 1 | 1 | 0.333333 | 0.0614919 | 0.79234 | 0.95",
+			"default | route | openai/a | truncated_empty | non_answer | 6 | 3 | 1 | 0.5 | 0.166667 | 0.0176528 | 0.690012 | 0.95",
+			"default | route | openai/b | error | no_reply | 1 | 2 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 0.95",
+			"default | route | openai/b | silent | non_answer | 9 | 2 | 1 | 1 | 0.5 | 0.0945312 | 0.905469 | 0.95",
 		},
 	}})
 }
@@ -118,6 +178,21 @@ func TestClassExamples(t *testing.T) {
 			"truncated_empty | 1 | 1 | /logs/run one/a.eval | samples/s1_epoch_2.json | s1 | 2 | inspect view --log-dir '/logs/run one' | http://127.0.0.1:7575/#/logs/a.eval/samples/sample/s1/2/ | ",
 		},
 	}, {
+		name: "the prompt of the reply's call, not of a judge's or of a retried attempt",
+		given: exploreReplies + exploreLogs + `
+INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, call_status, is_reply, prompt_text) VALUES
+  ('L1', 's2', 1, 0, 'openai/a', 'model_under_test', 'retried', false, NULL),
+  ('L1', 's2', 1, 1, 'openai/a', 'model_under_test', 'completed', true, 'Why is the sky blue?'),
+  ('L1', 's2', 1, 2, 'openai/j', 'judge', 'completed', false, 'Grade this reply');`,
+		query: "SELECT class, sample_id, non_answer, prompt_text FROM class_examples ORDER BY class, draw",
+		want: []string{
+			"answer | s1 | false | NULL",
+			"reasoning_only | s2 | true | Why is the sky blue?",
+			"silent | q 1/2 | true | NULL",
+			"tool_only | s3 | false | NULL",
+			"truncated_empty | s1 | true | NULL",
+		},
+	}, {
 		name: "at most examples_per_class of a class, the same ones for the same seed",
 		given: `INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES ('L', '/l.eval', 'success', 5, false);
 INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, reply_source, max_tokens_source, text, text_chars,
@@ -146,7 +221,7 @@ func TestRunWithoutManifest(t *testing.T) {
 	got := readOutput(t, dir, RunsTable, "output, status, list_contains(missing_inputs, 'manifest'), manifest, level", "output")
 	free := map[string]bool{"class_rates": true, "rates_by_stop_reason": true, "rates_by_stop_category": true,
 		"non_answer_rates": true, "truncation_by_max_tokens": true, "judge_calls_on_non_answers": true,
-		"reply_sources": true, "log_accounting": true, "class_examples": true}
+		"reply_sources": true, "log_accounting": true, "class_examples": true, "overview": true, "overview_classes": true}
 	if len(got) != len(wantOutputs) {
 		t.Fatalf("analyze_runs has %d rows, want %d:\n%s", len(got), len(wantOutputs), strings.Join(got, "\n"))
 	}

@@ -30,14 +30,15 @@ func Replays(kind string) bool { return kind == PartC || kind == PartB }
 
 // Plan is the JSON form of a plan.
 type Plan struct {
-	Kind     string   `json:"kind"`
-	Manifest string   `json:"manifest"`
-	Data     string   `json:"data"`
-	Seed     uint64   `json:"seed"`
-	Groups   []Group  `json:"groups"`
-	Size     Size     `json:"size"`
-	Cost     Cost     `json:"cost"`
-	Notes    []string `json:"notes,omitempty"` // what the plan could not include, and why
+	WrittenBy string   `json:"written_by"` // "empties select": the mark a plan empties wrote begins with
+	Kind      string   `json:"kind"`
+	Manifest  string   `json:"manifest"`
+	Data      string   `json:"data"`
+	Seed      uint64   `json:"seed"`
+	Groups    []Group  `json:"groups"`
+	Size      Size     `json:"size"`
+	Cost      Cost     `json:"cost"`
+	Notes     []string `json:"notes,omitempty"` // what the plan could not include, and why
 }
 
 // Group is what one eval × route runs (one eval for Part C).

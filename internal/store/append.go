@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"empties/internal/guard"
 )
 
 // CurrentFiles lists a table's part files in the current generation, sorted,
@@ -115,7 +117,7 @@ func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, k
 // many it left out; when none, dst is not left behind (the caller links src),
 // and when all, neither.
 func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, error) {
-	f, err := os.Create(dst)
+	f, err := guard.Create(dst)
 	if err != nil {
 		return 0, err
 	}

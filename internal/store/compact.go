@@ -23,6 +23,8 @@ import (
 	"sort"
 
 	"github.com/parquet-go/parquet-go"
+
+	"empties/internal/guard"
 )
 
 // MaxSmallParts is how many small part files (of fewer than RowsPerFile
@@ -90,14 +92,12 @@ func CompactParts[T any](ctx context.Context, d *Dataset, table, key string, all
 	// The new parts are written beside the table, not into it: a name they
 	// take may be a link to the current generation's file, which creating
 	// the file would truncate.
-	out := filepath.Join(d.build, "compact", table)
-	if err := os.RemoveAll(out); err != nil {
+	tmp, err := guard.TempDir(d.build, ".compact-"+table+".")
+	if err != nil {
 		return Compacted{}, err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return Compacted{}, err
-	}
-	defer os.RemoveAll(out)
+	defer tmp.Close()
+	out := tmp.Path
 	if err := writeRuns[T](ctx, d, dir, out, in, runs, first); err != nil {
 		return Compacted{}, fmt.Errorf("compacting %s: %w", table, err)
 	}

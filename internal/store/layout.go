@@ -54,6 +54,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go/compress"
+
+	"empties/internal/guard"
 )
 
 // FormatVersion is the dataset layout written by this empties. Version 1 was
@@ -62,7 +64,7 @@ const FormatVersion = 2
 
 const (
 	// MarkerFile names a folder as an empties dataset.
-	MarkerFile = "empties-dataset.json"
+	MarkerFile = guard.DatasetMarker
 	// CurrentLink is the symlink to the current generation.
 	CurrentLink = "current"
 	// ViewsFile is the DuckDB view file of a generation, and the symlink at
@@ -79,6 +81,11 @@ const (
 // genDir) at step 3 of Commit. Package duck sets it; a program that does not
 // link duck writes generations without a view file.
 var WriteViews func(ctx context.Context, genDir string) error
+
+// RepairViews rewrites the view file of a generation that was written for
+// another place (a copied or moved dataset); Current calls it when the
+// process first reads a generation. Package duck sets it.
+var RepairViews func(ctx context.Context, genDir string) error
 
 // commitStep is called after each step of Commit, with its number; the kill
 // tests set it to stop the process there.
@@ -114,10 +121,14 @@ type generation struct {
 // Create opens dir for writing: it creates it (or takes an empty folder) as
 // a new dataset, or opens an empties dataset, locks it, and removes what
 // killed runs left. A folder that holds anything else is refused, and left
-// as it was.
-func Create(dir string) (*Dataset, error) {
+// as it was; so is one that is, holds or lies inside a path of avoid (the
+// LOGS a stage reads) or lies inside another dataset (guard.CheckDataset).
+func Create(dir string, avoid ...string) (*Dataset, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := guard.CheckDataset(abs, guard.Rules{Avoid: avoid}); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
@@ -154,6 +165,9 @@ func Create(dir string) (*Dataset, error) {
 		return nil, err
 	}
 	d.recover()
+	if n, err := currentNumber(abs); err == nil && n > 0 {
+		repairOnce(filepath.Join(abs, genDir, genName(n)))
+	}
 	if err := d.newBuild(); err != nil {
 		d.Close()
 		return nil, err
@@ -261,7 +275,7 @@ func (d *Dataset) recover() {
 			os.Remove(filepath.Join(d.Dir, e.Name()))
 		}
 	}
-	os.Remove(filepath.Join(d.Dir, MarkerFile+".tmp"))
+	guard.CleanTemps(d.Dir, "."+MarkerFile+".")
 	cur, _ := currentNumber(d.Dir)
 	for _, n := range generations(d.Dir) {
 		if n != cur {
@@ -325,17 +339,20 @@ func removeGeneration(dir string, n int) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return // pinned by a reader (Current): a later run removes it
 	}
+	// The names come from a file that may be someone else's (a dataset
+	// received): each is removed only if it is a plain file inside g
+	// (guard.RemoveFile refuses "..", absolute paths and symlinks).
 	for t, files := range gen.Tables {
 		for _, f := range files {
-			os.Remove(filepath.Join(g, t, f))
+			guard.RemoveFile(g, filepath.Join(t, f))
 		}
-		os.Remove(filepath.Join(g, t))
+		guard.RemoveDir(g, t)
 	}
 	for _, f := range gen.Files {
-		os.Remove(filepath.Join(g, f))
+		guard.RemoveFile(g, f)
 	}
-	os.Remove(filepath.Join(g, genFile))
-	os.Remove(g)
+	guard.RemoveFile(g, genFile)
+	guard.RemoveDir(g, ".")
 }
 
 func readGeneration(g string) (*generation, error) {
@@ -375,6 +392,7 @@ func Current(dir string) (string, error) {
 		}
 		g := filepath.Join(abs, genDir, genName(n))
 		if pin(abs, g) || try == 3 {
+			repairOnce(g)
 			return g, nil
 		}
 		// Switched and being removed between the readlink and the pin:
@@ -409,6 +427,38 @@ func pin(dir, g string) bool {
 	}
 	pins.m[dir][g] = f
 	return true
+}
+
+// repaired are the generations whose view file this process checked.
+var repaired = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// repairOnce checks, once per process, that the view file of generation g
+// reads g's own files, and rewrites it if not (RepairViews): best effort, a
+// read-only copy keeps its view file, which then fails loudly.
+func repairOnce(g string) {
+	if RepairViews == nil {
+		return
+	}
+	repaired.Lock()
+	done := repaired.m[g]
+	repaired.m[g] = true
+	repaired.Unlock()
+	if !done {
+		RepairViews(context.Background(), g)
+	}
+}
+
+// unpin releases this process's pin on generation g of dataset dir.
+func unpin(dir, g string) {
+	pins.Lock()
+	defer pins.Unlock()
+	if f := pins.m[dir][g]; f != nil {
+		f.Close()
+		delete(pins.m[dir], g)
+	}
 }
 
 // unpinAll releases this process's pins on dataset dir.
@@ -575,6 +625,9 @@ func (d *Dataset) Commit(files ...string) error {
 		if err := WriteViews(context.Background(), gpath); err != nil {
 			return err
 		}
+		repaired.Lock()
+		repaired.m[gpath] = true // written for where it lies
+		repaired.Unlock()
 		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
 	}
 	commitStep(3)
@@ -605,6 +658,10 @@ func (d *Dataset) Commit(files ...string) error {
 	}
 	commitStep(7)
 	if prev > 0 {
+		// This process's own reads of the previous generation are over
+		// (it holds the lock and has switched past it): its pin, taken by
+		// the reads that built this generation, would keep it.
+		unpin(d.Dir, filepath.Join(d.Dir, genDir, genName(prev)))
 		removeGeneration(d.Dir, prev)
 	}
 	removeBuild(d.build)
@@ -633,9 +690,13 @@ func (d *Dataset) carry(prev int) error {
 			continue
 		}
 		d.carried[t] = true
+		if !oneName(t) || !isDir(filepath.Join(old, t)) {
+			return fmt.Errorf("%s lists a table %q that is not a folder of it; nothing was changed", filepath.Join(old, genFile), t)
+		}
 		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-			_, err := os.Lstat(filepath.Join(old, t, n))
-			return err != nil // a file removed by hand is not carried
+			// a file removed by hand is not carried, nor a name that is
+			// not a plain file of the table's folder (a crafted listing)
+			return !oneName(n) || guard.Inside(old, filepath.Join(t, n)) != nil
 		})
 		if err := linkTable(filepath.Join(old, t), filepath.Join(final, t), names); err != nil {
 			return err
@@ -685,7 +746,7 @@ func CopyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	out, err := guard.Create(dst)
 	if err != nil {
 		return err
 	}
@@ -731,29 +792,21 @@ func syncPath(p string) error {
 	return err
 }
 
-// writeSynced writes a small file through a temporary name, fsynced, then
-// fsyncs its folder.
+// writeSynced writes a small file through an exclusive temporary name,
+// fsynced, then fsyncs its folder.
 func writeSynced(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncPath(filepath.Dir(path))
+	return guard.WriteFile(path, true, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// oneName reports whether n is one plain name (no separator, not . or ..).
+func oneName(n string) bool {
+	return filepath.IsLocal(n) && !strings.ContainsRune(n, filepath.Separator) && n != "."
+}
+
+// isDir reports whether p is a folder (not a symlink to one).
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
 }
 
 // TableDir returns the folder of a table in the next generation (made if

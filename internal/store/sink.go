@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go/compress"
+
+	"empties/internal/guard"
 )
 
 // Sink streams rows of one table straight into the table's final files, on
@@ -107,7 +109,7 @@ func newPartsAt[T any](dir string, codec compress.Codec, first int) (*parts[T], 
 }
 
 func (p *parts[T]) open() error {
-	f, err := os.Create(filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", p.next)))
+	f, err := guard.Create(filepath.Join(p.dir, fmt.Sprintf("part-%05d.parquet", p.next)))
 	if err != nil {
 		return err
 	}

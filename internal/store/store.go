@@ -13,7 +13,6 @@
 package store
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,6 +28,8 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"empties/internal/guard"
 )
 
 // RowsPerGroup bounds a row group, so readers stream and memory stays flat.
@@ -57,7 +58,7 @@ func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
 		return nil, err
 	}
 	p := filepath.Join(dir, fmt.Sprintf("%08d.parquet", d.seq))
-	f, err := os.Create(p)
+	f, err := guard.Create(p)
 	if err != nil {
 		return nil, err
 	}
@@ -325,29 +326,6 @@ func Scan[T any](dir, table string, fn func(*T) error) error {
 		}
 	}
 	return nil
-}
-
-// WriteFile writes a file through a temporary name in the same folder, so a
-// reader never sees it half-written.
-func WriteFile(path string, fill func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Finish closes the file without staging it, for a caller that reads the

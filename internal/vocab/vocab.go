@@ -69,6 +69,7 @@ type Vocabulary struct {
 	Classes           []string    `json:"classes"`            // reply classes, first-match order
 	Rules             []Rule      `json:"rules"`              // the classifier's rules in evaluation order, error forms expanded
 	ErrorForms        []ErrorForm `json:"error_forms"`        // the provider error texts behind error_text.form.<name>
+	Definitions       []ClassDef  `json:"class_definitions"`  // each class, what it means and how it counts
 	NonAnswer         NonAnswer   `json:"non_answer"`
 	NotReplies        []string    `json:"not_replies"`   // classes that are no reply at all (neither answer nor non-answer)
 	JudgeClasses      []string    `json:"judge_classes"` // judge-reply classes, PaperBench order
@@ -100,6 +101,24 @@ type NonAnswer struct {
 	UnlessToolsOffered []string `json:"unless_tools_offered"`
 }
 
+// How a class counts (ClassDef.CountsAs): the three parts the report splits
+// every sample's reply into, and tool_only's "it depends".
+const (
+	CountsNonAnswer              = "non_answer"
+	CountsNonAnswerUnlessOffered = "non_answer_unless_tools_offered"
+	CountsNoReply                = "no_reply"
+	CountsAnswer                 = "answer"
+)
+
+// ClassDef is one reply class: what it means (classify.Meanings) and how it
+// counts: a non-answer, a non-answer unless the eval offered tools
+// (tool_only), no reply at all (error, no_choices), or an answer.
+type ClassDef struct {
+	Class    string `json:"class"`
+	CountsAs string `json:"counts_as"`
+	Meaning  string `json:"meaning"`
+}
+
 // Export collects the sets from the code that defines them.
 func Export() Vocabulary {
 	v := Vocabulary{
@@ -118,6 +137,18 @@ func Export() Vocabulary {
 		if classify.NonAnswer(c, &notOffered) && !classify.NonAnswer(c, &offered) {
 			v.NonAnswer.UnlessToolsOffered = append(v.NonAnswer.UnlessToolsOffered, c)
 		}
+	}
+	for _, c := range v.Classes {
+		d := ClassDef{Class: c, Meaning: classify.Meanings[c], CountsAs: CountsAnswer}
+		switch {
+		case !classify.IsReply(c):
+			d.CountsAs = CountsNoReply
+		case classify.NonAnswer(c, &offered):
+			d.CountsAs = CountsNonAnswer
+		case classify.NonAnswer(c, &notOffered):
+			d.CountsAs = CountsNonAnswerUnlessOffered
+		}
+		v.Definitions = append(v.Definitions, d)
 	}
 	for _, r := range classify.OrderedRules() {
 		v.Rules = append(v.Rules, Rule{ID: r.ID, Class: r.Class, Seed: r.Seed})

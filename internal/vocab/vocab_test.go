@@ -29,3 +29,37 @@ func TestColumnsAreDeclared(t *testing.T) {
 		}
 	}
 }
+
+// Every class has a definition: its meaning and how it counts, in the
+// classifier's order, agreeing with the non-answer rule and the not-replies.
+func TestEveryClassIsDefined(t *testing.T) {
+	v := vocab.Export()
+	if len(v.Definitions) != len(v.Classes) {
+		t.Fatalf("%d definitions for %d classes", len(v.Definitions), len(v.Classes))
+	}
+	in := func(c string, set []string) bool {
+		for _, s := range set {
+			if s == c {
+				return true
+			}
+		}
+		return false
+	}
+	for i, d := range v.Definitions {
+		if d.Class != v.Classes[i] || d.Meaning == "" {
+			t.Errorf("definition %d: %+v, class %s", i, d, v.Classes[i])
+		}
+		want := vocab.CountsAnswer
+		switch {
+		case in(d.Class, v.NotReplies):
+			want = vocab.CountsNoReply
+		case in(d.Class, v.NonAnswer.Classes):
+			want = vocab.CountsNonAnswer
+		case in(d.Class, v.NonAnswer.UnlessToolsOffered):
+			want = vocab.CountsNonAnswerUnlessOffered
+		}
+		if d.CountsAs != want {
+			t.Errorf("%s counts as %s, want %s", d.Class, d.CountsAs, want)
+		}
+	}
+}

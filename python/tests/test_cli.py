@@ -43,6 +43,15 @@ def test_a_bad_file_is_reported_and_the_others_still_classified(repo: Path, tmp_
     assert "notes.json: a .json file that is not an Inspect log" in err.getvalue()
 
 
+def test_out_never_overwrites(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "mine.jsonl"
+    out.write_text("a user's file\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="exists; empties never overwrites"):
+        main(["classify", str(repo / "testdata" / "classify" / "silent.eval"), "--out", str(out)])
+    assert out.read_text(encoding="utf-8") == "a user's file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.jsonl"]  # no temporary file left
+
+
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="no such file or folder"):
         main(["classify", str(tmp_path / "nope")])

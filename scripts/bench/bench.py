@@ -61,6 +61,8 @@ import subprocess
 import sys
 import time
 
+from own import make_own, remove_own  # noqa: E402  (scripts/bench/own.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -347,12 +349,12 @@ def incremental_rows(binary: str, corpus_dir: str, files: list[dict], work: str,
         ("alone", [binary, "ingest", extra, "--out", one_out, *common], "that log alone, new dataset"),
     ]
     print("== incremental ingest", flush=True)
-    shutil.rmtree(out, ignore_errors=True)
+    remove_own(out)
     runs: dict[str, list[dict]] = {name: [] for name, *_ in steps}
     for i in range(repeat):
         for name, argv, label in steps:
             if name == "alone":
-                shutil.rmtree(one_out, ignore_errors=True)
+                remove_own(one_out)
             r = run_child(argv, os.path.join(logs, "incremental-" + name), f"{label} [{i + 1}/{repeat}]")
             inc = [line for line in r["stdout"].splitlines() if line.startswith("incremental:")]
             r["incremental_line"] = inc[0] if inc else ""
@@ -397,11 +399,11 @@ def s3_rows(binary: str, versitygw: str, paths: list[str], work: str, repeat: in
         print(f"  ! no versitygw at {versitygw} (run `make versitygw`); no S3 rows", flush=True)
         return {}
     s3root = os.path.join(work, "s3")
-    shutil.rmtree(s3root, ignore_errors=True)
-    os.makedirs(s3root)
+    remove_own(s3root)
+    make_own(s3root)
     src = os.path.join(work, "s3-src")
-    shutil.rmtree(src, ignore_errors=True)
-    os.makedirs(src)
+    remove_own(src)
+    make_own(src)
     for i, p in enumerate(paths):
         os.symlink(p, os.path.join(src, f"{i:05d}-{os.path.basename(p)}"))
     with socket.socket() as sock:
@@ -445,7 +447,7 @@ def s3_rows(binary: str, versitygw: str, paths: list[str], work: str, repeat: in
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        shutil.rmtree(s3root, ignore_errors=True)
+        remove_own(s3root)
     samples = [_sql(binary, os.path.join(work, d), "SELECT count(*) AS n FROM replies")[0]["n"] for d in ("out-s3", "out-s3-disk")]
     print()
     hdr = f"{'':<10}{'files':>6}{'MB':>8}{'samples':>9}{'MB/s':>8}{'seconds':>9}{'peak RSS MiB':>14}{'fetched MB':>12}{'GETs':>7}"

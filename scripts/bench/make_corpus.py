@@ -44,6 +44,8 @@ import shutil
 import sys
 import tempfile
 import time
+
+from own import make_own, remove_own  # noqa: E402  (scripts/bench/own.py)
 import zipfile
 
 GENERATOR_VERSION = 4
@@ -364,8 +366,8 @@ def build(out: str, target: int) -> dict:
         import inspect_ai  # noqa: F401
         import inspect_ai._util.zipfile  # noqa: F401  (zstd, method 93)
 
-        if os.path.exists(out):
-            shutil.rmtree(out)
+        remove_own(out)  # only a corpus this script made (or an empty folder)
+        make_own(out)  # marked from the start: an interrupted build is removed by the next
         os.makedirs(os.path.join(out, "base"))
         bases = []
         for name, fmt, n, epochs, seed in BASES:

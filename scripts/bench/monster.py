@@ -38,10 +38,11 @@ import argparse
 import base64
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
+
+from own import make_own, remove_own  # noqa: E402  (scripts/bench/own.py)
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -198,7 +199,8 @@ def cases(a) -> list[tuple[str, str, callable, int]]:
 
 def ensure(work: str, name: str, make, nbytes: int) -> tuple[str, int]:
     d = os.path.join(work, "monster")
-    os.makedirs(d, exist_ok=True)
+    if not os.path.isdir(d):
+        make_own(d)
     path = os.path.join(d, name + ".eval")
     marker = path + ".marker"
     want = {"version": GENERATOR_VERSION, "bytes": nbytes}
@@ -218,7 +220,7 @@ def ensure(work: str, name: str, make, nbytes: int) -> tuple[str, int]:
 
 
 def run(binary: str, path: str, out: str, logs: str) -> dict:
-    shutil.rmtree(out, ignore_errors=True)
+    remove_own(out)
     argv = [binary, "ingest", path, "--out", out, "--progress", "never", "--workers", "1"]
     with open(logs + ".stdout", "wb") as so, open(logs + ".stderr", "wb") as se:
         t0 = time.perf_counter()
@@ -231,7 +233,7 @@ def run(binary: str, path: str, out: str, logs: str) -> dict:
     if code != 0:
         with open(logs + ".stderr") as f:
             print(f"    ! exit {code}: {f.read()[-1500:]}", flush=True)
-    shutil.rmtree(out, ignore_errors=True)
+    remove_own(out)
     return {"wall_seconds": wall, "peak_rss_mib": ru.ru_maxrss / 1024.0, "exit_code": code, "summary": first}
 
 
@@ -282,7 +284,7 @@ def main() -> None:
     with open(os.path.join(work, "monster.json"), "w") as f:
         json.dump(rows, f, indent=1)
     if a.clean:
-        shutil.rmtree(os.path.join(work, "monster"), ignore_errors=True)
+        remove_own(os.path.join(work, "monster"))
 
 
 if __name__ == "__main__":

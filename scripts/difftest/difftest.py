@@ -19,9 +19,9 @@ inspect_ai returns, checks that
     to sample.output, that output's text and stop reason;
   * every model event's call status is the rule's.
 
-The rule (design rule 1; README "How the reply is chosen"), written here
-from inspect_ai's object model and model/_model.py, independently of the Go
-code:
+The rule (design rule 1; README "How the reply is chosen"), as the empties
+Python package states it in inspect_ai's object model (python/src/empties/
+reply.py, following model/_model.py), independently of the Go code:
 
   * whose call: a model event under a span of type scorer/scorers (older
     logs: inside a scorer step) is a judge's; else a role naming a grader is
@@ -44,105 +44,26 @@ from __future__ import annotations
 import glob
 import json
 import os
-import re
 import sys
 from datetime import datetime
+from pathlib import Path
 
-GRADER_ROLE = re.compile(r"(?i)grad|judg|scor|critic|evaluat|rater|monitor|classif")
-
-
-def _norm_stop(sr: str | None) -> str | None:
-    if sr is None:
-        return None
-    if sr == "length":
-        return "max_tokens"
-    return sr or "unknown"
-
-
-def classify_events(sample, eval_model: str) -> list[dict]:
-    """The sample's model events in order, each with kind, scope and status."""
-    from inspect_ai.event import ModelEvent, SpanBeginEvent, StepEvent
-
-    spans = {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
-    steps: list[tuple[int, StepEvent]] = []
-    out: list[dict] = []
-    for i, e in enumerate(sample.events):
-        if isinstance(e, StepEvent):
-            if e.action == "begin":
-                steps.append((i, e))
-            elif e.action == "end":
-                for j in range(len(steps) - 1, -1, -1):
-                    if steps[j][1].name == e.name and steps[j][1].type == e.type:
-                        del steps[j:]
-                        break
-            continue
-        if not isinstance(e, ModelEvent):
-            continue
-        kind = None
-        sid, seen = e.span_id, 0
-        while sid and sid in spans and seen < 1000:
-            if spans[sid].type in ("scorer", "scorers"):
-                kind = "judge"
-            sid, seen = spans[sid].parent_id, seen + 1
-        if kind is None and any(st.type == "scorer" for _, st in steps):
-            kind = "judge"
-        if kind is None:
-            if e.role and GRADER_ROLE.search(e.role):
-                kind = "judge"
-            elif e.role:
-                kind = "other"
-            elif eval_model and e.model and e.model != eval_model:
-                kind = "other"
-            else:
-                kind = "model_under_test"
-        scope = ("span", e.span_id) if e.span_id or not steps else ("step", steps[-1][0])
-        out.append({"event": e, "kind": kind, "scope": scope})
-    for i, me in enumerate(out):
-        me["status"] = _status(out, i)
-    return out
-
-
-def _inputs(e) -> list:
-    return [m.model_dump(mode="json") for m in e.input]
-
-
-def _status(events: list[dict], i: int) -> str:
-    e = events[i]["event"]
-    if e.pending:
-        return "placeholder"
-    if not e.error:
-        return "completed"
-    for f in events[i + 1:]:
-        fe = f["event"]
-        if fe.pending or f["scope"] != events[i]["scope"] or fe.model != e.model or fe.role != e.role:
-            continue
-        if _inputs(fe) == _inputs(e):
-            return "retried"
-    return "failed"
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python" / "src"))  # this checkout's empties package
 
 
 def pick_reply(sample, eval_model: str) -> dict:
-    """What the rule picks: source, call_index (or None), text, stop_reason, timestamp."""
-    events = classify_events(sample, eval_model)
-    for i, me in enumerate(events):
-        if me["kind"] == "model_under_test" and me["status"] in ("completed", "failed"):
-            o = me["event"].output
-            c = o.choices[0] if o and o.choices else None
-            return {"source": "model_event", "call_index": i, "timestamp": me["event"].timestamp,
-                    "text": c.message.text if c else "", "stop_reason": _norm_stop(c.stop_reason) if c else None,
-                    "statuses": [m["status"] for m in events]}
-    statuses = [m["status"] for m in events]
-    o = sample.output
-    if o is not None and o.choices:
-        text = o.choices[0].message.text
-        others = {m["event"].output.choices[0].message.text
-                  for m in events if m["kind"] != "model_under_test" and m["event"].output and m["event"].output.choices}
-        others = {t for t in others if t.strip()}
-        if text not in others and o.completion not in others:
-            return {"source": "sample_output", "call_index": None, "timestamp": None, "text": text,
-                    "stop_reason": _norm_stop(o.choices[0].stop_reason), "statuses": statuses}
-    return {"source": "none", "call_index": None, "timestamp": None, "text": "", "stop_reason": None,
-            "statuses": statuses}
+    """What the rule picks: source, call_index (or None), text, stop_reason, timestamp, call statuses.
+
+    The rule is the empties Python package's (python/src/empties/reply.py), the
+    one Python statement of it, written in inspect_ai's object model.
+    """
+    from empties.reply import choose_reply
+
+    r = choose_reply(sample.events, sample.output, eval_model=eval_model, attachments=sample.attachments)
+    ts = r.calls[r.call_index].event.timestamp if r.call_index is not None else None
+    return {"source": r.source, "call_index": r.call_index, "timestamp": ts, "text": r.text,
+            "stop_reason": r.stop_reason, "statuses": [c.status for c in r.calls]}
 
 
 def _ts(v) -> datetime | None:

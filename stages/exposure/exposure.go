@@ -68,6 +68,7 @@ import (
 
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/guard"
 	"empties/internal/store"
 )
 
@@ -129,13 +130,18 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 	if opts.Out == "" {
 		return cliutil.Usagef("exposure: --out DIR is required")
 	}
+	// The dataset may not be, hold or lie inside the scanned tree: checked
+	// before the scan.
+	if _, err := guard.CheckDataset(opts.Out, guard.Rules{Avoid: []string{opts.Path}}); err != nil {
+		return err
+	}
 	res, err := scanPath(ctx, opts.Path)
 	if err != nil {
 		return err
 	}
 	// The exposure table (and its Markdown beside it) is one table of the
 	// dataset's next generation, switched in with the others kept.
-	ds, err := store.Create(opts.Out)
+	ds, err := store.Create(opts.Out, opts.Path)
 	if err != nil {
 		return err
 	}

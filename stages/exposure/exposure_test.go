@@ -16,6 +16,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"empties/internal/cliutil"
+	"empties/internal/guard"
+	"empties/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden Markdown under testdata/exposure/")
@@ -415,16 +417,16 @@ func lineDiff(want, got string) string {
 }
 
 func TestRunUsageErrors(t *testing.T) {
-	empty := t.TempDir()
+	empty, out := t.TempDir(), filepath.Join(t.TempDir(), "ds")
 	cases := []struct {
 		name string
 		opts Options
 		msg  string
 	}{
-		{"no PATH", Options{Out: empty}, "PATH is required"},
+		{"no PATH", Options{Out: out}, "PATH is required"},
 		{"no --out", Options{Path: fixtures}, "--out DIR is required"},
-		{"missing folder", Options{Path: filepath.Join(empty, "nope"), Out: empty}, "no such folder"},
-		{"not a package", Options{Path: empty, Out: empty}, "no inspect_evals package here"},
+		{"missing folder", Options{Path: filepath.Join(empty, "nope"), Out: out}, "no such folder"},
+		{"not a package", Options{Path: empty, Out: out}, "no inspect_evals package here"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -500,4 +502,19 @@ func TestTruncatedSources(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRunRefusesTheScannedTree: the dataset is not written into, around or
+// inside the tree it scans, and the tree is left as it was.
+func TestRunRefusesTheScannedTree(t *testing.T) {
+	tree := t.TempDir()
+	user := testutil.NewUserTree(t, filepath.Join(tree, "inspect_evals"))
+	for _, out := range []string{user.Dir, tree, filepath.Join(user.Dir, "ds")} {
+		err := Run(context.Background(), Options{Path: user.Dir, Out: out}, &bytes.Buffer{})
+		var r *guard.Refusal
+		if !errors.As(err, &r) {
+			t.Errorf("--out %s: %v, want a refusal", out, err)
+		}
+	}
+	user.Check(t, "exposure --out into its PATH")
 }

@@ -57,7 +57,7 @@ func TestOutDotBesideInspectLogs(t *testing.T) {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{"logs"}, Out: ".", Progress: "never"}, &out, &errb)
-	if err == nil || !strings.Contains(err.Error(), "is not an empties dataset") || !strings.Contains(err.Error(), "nothing was changed") {
+	if err == nil || !strings.Contains(err.Error(), "holds logs, which this command reads") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("ingest --out . beside ./logs: %v", err)
 	}
 	after := tree(t, dir)

@@ -30,3 +30,6 @@ func CountReads(t testing.TB) (opened, hashed *atomic.Int64) {
 	t.Cleanup(func() { openLog, openObject, hashFile = o, ob, h })
 	return opened, hashed
 }
+
+// IngestVersion is logs.ingest_version of this build.
+func IngestVersion() string { return ingestVersion() }

@@ -217,6 +217,14 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 				}
 			case i == reply:
 				call.IsReply = true
+				// The prompt the reply answers, so an example shows it.
+				p, err := d.LastUserText(e)
+				if err != nil {
+					return nil, err
+				}
+				if p != "" {
+					call.PromptText = &p
+				}
 				r.ReplySource = SourceModelEvent
 				r.ReplyModel = nonEmpty(e.Model)
 				r.CallError = call.CallError

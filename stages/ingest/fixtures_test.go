@@ -248,3 +248,34 @@ func canon(v any) any {
 	}
 	return v
 }
+
+// The call whose output is the reply keeps the prompt it answers (the last
+// user message sent, from an inline input, a message pool or an attachment),
+// as judge calls keep theirs; other calls of the model under test keep none.
+// Fixtures written by the real inspect_ai.
+func TestReplyCallKeepsItsPrompt(t *testing.T) {
+	dir, _, stderr, err := runIngest(t, testutil.Path(t, "testdata", "logs", "grader-role.eval"),
+		testutil.Path(t, "testdata", "logs", "pools-tools.eval"), testutil.Path(t, "testdata", "logs", "attachments.eval"))
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	rows := testutil.Query(t, dir, `SELECT parse_filename(l.path), m.sample_id, m.call_index, m.kind, m.is_reply, coalesce(left(m.prompt_text, 50), 'NULL')
+	  FROM model_calls m JOIN logs l USING (log_id) WHERE m.kind = 'model_under_test' ORDER BY ALL`)
+	var got []string
+	for _, r := range rows {
+		got = append(got, strings.Join(r, " | "))
+	}
+	want := []string{
+		"attachments.eval | 1 | 0 | model_under_test | true | Please answer the following geography question in ",
+		"grader-role.eval | 1 | 0 | model_under_test | true | What is 2+2?",
+		"grader-role.eval | 2 | 0 | model_under_test | true | What is 3+3?",
+		"grader-role.eval | 3 | 0 | model_under_test | true | What is 4+4?",
+		"pools-tools.eval | 1 | 0 | model_under_test | true | Use the add tool to add 2 and 3.",
+		"pools-tools.eval | 1 | 1 | model_under_test | false | NULL",
+		"pools-tools.eval | 2 | 0 | model_under_test | true | Use the add tool to add 20 and 22.",
+		"pools-tools.eval | 2 | 1 | model_under_test | false | NULL",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("model-under-test calls:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}

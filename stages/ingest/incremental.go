@@ -51,7 +51,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -333,9 +332,10 @@ func normErrors(e []schema.IngestError) []schema.IngestError {
 }
 
 // ingestVersion names what turns a file into rows: the columns of ingest's
-// tables, the classification rules and the empties build (its VCS revision,
-// when the go command stamped one). A logs row of another version was
-// written by another ingest, and its file is read again.
+// tables, the classification rules (classify.Version) and the extraction
+// rules (ExtractVersion), and nothing of the build, so a rebuild from a new
+// commit with the same rules reads no file again. A logs row of another
+// version was written by other rules, and its file is read again.
 var ingestVersion = sync.OnceValue(func() string {
 	h := sha256.New()
 	for _, name := range ingestTables {
@@ -344,29 +344,7 @@ var ingestVersion = sync.OnceValue(func() string {
 			fmt.Fprintf(h, "%s.%s %s %v\n", name, c.Name, c.Type, c.Nullable)
 		}
 	}
-	build := "dev"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "+dirty"
-				}
-			}
-		}
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if rev != "" {
-			build = rev + dirty
-		} else if v := bi.Main.Version; v != "" && v != "(devel)" {
-			build = v
-		}
-	}
-	return fmt.Sprintf("tables %s, rules %s, build %s", hex.EncodeToString(h.Sum(nil))[:12], classify.Version, build)
+	return fmt.Sprintf("tables %s, rules %s, extract %d", hex.EncodeToString(h.Sum(nil))[:12], classify.Version, ExtractVersion)
 })
 
 func printIncremental(w io.Writer, p *plan) {

@@ -25,6 +25,7 @@ import (
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/evallog"
+	"empties/internal/guard"
 	"empties/internal/objstore"
 	"empties/internal/store"
 	"empties/schema"
@@ -213,6 +214,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
 		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
 	}
+	// The dataset folder is checked before the logs are listed: it may not
+	// be, hold or lie inside them (store.Create checks it again, locked).
+	if _, err := guard.CheckDataset(opts.Out, guard.Rules{Avoid: opts.Paths}); err != nil {
+		return err
+	}
 	local, urls := splitURLs(opts.Paths)
 	files, skipped, err := discover(local)
 	if err != nil {
@@ -237,7 +243,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
 	}
 	fps := remote.fingerprints(fingerprints(files))
-	ds, err := store.Create(opts.Out)
+	ds, err := store.Create(opts.Out, opts.Paths...)
 	if err != nil {
 		return err
 	}

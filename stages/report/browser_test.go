@@ -3,12 +3,15 @@ package report_test
 import (
 	"context"
 	"encoding/csv"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"empties/internal/testutil"
+	"empties/internal/vocab"
 	"empties/stages/analyze"
 	"empties/stages/decide"
 	"empties/stages/ingest"
@@ -27,13 +31,95 @@ import (
 	"empties/stages/rescore"
 )
 
-// pageFacts is what the test reads from the rendered page.
+var update = flag.Bool("update", false, "rewrite testdata/visible/*.txt, the pages' visible text, from this run")
+
+// pageFacts is what the tests read from the rendered page.
 type pageFacts struct {
-	DecisionRows int      `json:"decisionRows"`
-	Plots        []string `json:"plots"`
-	Title        string   `json:"title"`
-	Examples     int      `json:"examples"`
+	Title        string              `json:"title"`
+	DecisionRows int                 `json:"decisionRows"`
+	Charts       string              `json:"charts"` // page.js: ready, failed, no-library
+	Drawn        []string            `json:"drawn"`  // figures whose SVG has marks
+	Figures      []string            `json:"figures"`
+	ViewLinks    int                 `json:"viewLinks"`
+	PageOverflow float64             `json:"pageOverflow"` // document scroll width beyond the window
+	WideTables   []string            `json:"wideTables"`   // tables wider than the page or their box
+	Overlaps     []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
+	Clipped      []string            `json:"clipped"`      // text outside its chart
+	Legends      map[string][]string `json:"legends"`      // chart id → legend labels
+	Examples     []string            `json:"examples"`     // class of each example, in page order
+	WhyMissing   []string            `json:"whyMissing"`   // examples without a rule or a text field
+	Cards        map[string]string   `json:"cards"`        // card class → big number
+	DupIDs       []string            `json:"dupIDs"`       // ids given to more than one element
+	BrokenLinks  []string            `json:"brokenLinks"`  // #links to no element
+	Text         string              `json:"text"`         // the visible text, charts hidden
 }
+
+// facts is run in the page after its charts are drawn. Boxes are the
+// rendered geometry (getBoundingClientRect); a box intersects another when
+// they share more than half a pixel each way, so touching is allowed. Every
+// <details> is opened first, so the tables folded in them are measured too;
+// the visible text is read before, with the charts hidden, as a reader sees
+// the page (closed folds are not visible).
+const factsJS = `(() => {
+  const W = document.documentElement.clientWidth;
+  const figs = [...document.querySelectorAll('figure.chart')];
+  figs.forEach(f => f.style.display = 'none');
+  const text = document.body.innerText;
+  figs.forEach(f => f.style.display = '');
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  const box = e => e.getBoundingClientRect();
+  const meets = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+  const name = e => (e.textContent || e.getAttribute('class') || e.tagName).trim().slice(0, 40);
+  const out = {title: document.title, charts: document.documentElement.dataset.charts || '', drawn: [], figures: [],
+    decisionRows: document.querySelectorAll('#decisions-table tbody tr').length,
+    viewLinks: document.querySelectorAll('a[href^="http://127.0.0.1:7575/#/logs/"]').length,
+    pageOverflow: document.documentElement.scrollWidth - W, wideTables: [], overlaps: [], clipped: [], legends: {},
+    examples: [...document.querySelectorAll('article.example')].map(a => a.querySelector('header code').textContent),
+    whyMissing: [], cards: {}, text: text,
+    dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
+    brokenLinks: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))};
+  for (const t of document.querySelectorAll('table')) {
+    const r = box(t), p = t.parentElement;
+    if (r.right > W + 0.5 || r.left < -0.5 || p.scrollWidth > p.clientWidth + 1) {
+      out.wideTables.push(((t.closest('[id]') || {}).id || '?') + ': ' + Math.round(r.left) + '..' + Math.round(r.right) + ' of ' + W);
+    }
+  }
+  for (const a of document.querySelectorAll('article.example')) {
+    const dts = [...a.querySelectorAll('dt')].map(d => d.textContent);
+    if (!dts.includes('why this class') || !dts.includes('text') || !a.querySelector('dd code')) out.whyMissing.push(a.id);
+  }
+  for (const c of document.querySelectorAll('.card')) {
+    out.cards[[...c.classList].find(k => k.startsWith('card-')).slice(5)] = c.querySelector('.big').textContent;
+  }
+  for (const fig of figs) {
+    out.figures.push(fig.id);
+    const svg = fig.querySelector('svg');
+    if (!svg) continue;
+    const sb = box(svg);
+    const marks = [...svg.querySelectorAll('g.role-mark path, g.role-mark line, g.role-mark rect')]
+      .map(e => ({e, r: box(e)})).filter(m => m.r.width * m.r.height > 0.5 || m.r.width > 0.5 || m.r.height > 0.5);
+    if (marks.length > 0) out.drawn.push(fig.id);
+    const texts = [...svg.querySelectorAll('g.role-axis-label text, g.role-axis-title text, g.role-legend-label text, g.role-legend-title text, g.role-title-text text')]
+      .filter(e => e.textContent.trim() !== '').map(e => ({e, r: box(e)}));
+    const boxes = texts.concat([...svg.querySelectorAll('g.role-legend-symbol path, g.role-legend-gradient path')].map(e => ({e, r: box(e)})));
+    for (const l of boxes) {
+      for (const m of marks) {
+        if (meets(l.r, m.r)) { out.overlaps.push(fig.id + ': "' + name(l.e) + '" over a mark'); break; }
+      }
+    }
+    for (let i = 0; i < texts.length; i++) {
+      const t = texts[i].r;
+      if (t.left < sb.left - 0.5 || t.right > sb.right + 0.5 || t.top < sb.top - 0.5 || t.bottom > sb.bottom + 0.5) {
+        out.clipped.push(fig.id + ': "' + name(texts[i].e) + '"');
+      }
+      for (let j = i + 1; j < texts.length; j++) {
+        if (meets(t, texts[j].r)) out.overlaps.push(fig.id + ': "' + name(texts[i].e) + '" over "' + name(texts[j].e) + '"');
+      }
+    }
+    out.legends[fig.id] = [...svg.querySelectorAll('g.role-legend-label text')].map(e => e.textContent);
+  }
+  return out;
+})()`
 
 // chromiumPath is the system Chromium (Debian's chromium package, which
 // `make chromium` installs; EMPTIES_CHROMIUM overrides). No browser is ever
@@ -52,7 +138,7 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// artifactDir is where the screenshot goes: $EMPTIES_ARTIFACTS (make test
+// artifactDir is where the screenshots go: $EMPTIES_ARTIFACTS (make test
 // sets out/ci), else a temporary folder.
 func artifactDir(t *testing.T) string {
 	dir := os.Getenv("EMPTIES_ARTIFACTS")
@@ -65,46 +151,24 @@ func artifactDir(t *testing.T) string {
 	return dir
 }
 
-// studyReport writes the study report of the profile fixtures.
-func studyReport(t *testing.T) string {
-	t.Helper()
-	ctx := context.Background()
-	data := t.TempDir()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	m := testutil.Path(t, "data", "study.yaml")
-	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: m}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if err := decide.Run(ctx, decide.Options{Data: data, Manifest: m}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "report")
-	if err := report.Run(ctx, report.Options{Data: data, Out: out}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+// width is the window the pages are judged in: no sideways scroll at it.
+const width, height = 1400, 900
 
-// The page renders in a real headless Chromium: the decision table has a row
-// per decision, every plot of plots/ is inline and drawn, nothing is fetched
-// but the page itself, nothing fails to load and no script error or CSP
-// violation is reported. The screenshot is kept (artifactDir/report.png).
-func TestReportPageRendersInChromium(t *testing.T) {
+// render opens DIR/index.html in headless Chromium at width × height, waits
+// for its charts, reads its facts and keeps two screenshots, the first
+// screen (shot-first.png) and the whole page (shot.jpg), in artifactDir. It
+// reports as errors anything fetched but the page itself, failed loads,
+// script exceptions, console errors and CSP violations.
+func render(t *testing.T, dir, shot string) pageFacts {
+	t.Helper()
 	exe := chromiumPath(t)
-	out := studyReport(t)
-	page, err := filepath.Abs(filepath.Join(out, "index.html"))
+	page, err := filepath.Abs(filepath.Join(dir, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := "file://" + page
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1280, 1600))
+		chromedp.DisableGPU, chromedp.WindowSize(width, height))
 	var mu sync.Mutex
 	var requests, problems []string
 	listen := func(ev any) {
@@ -122,8 +186,12 @@ func TestReportPageRendersInChromium(t *testing.T) {
 		case *cdpruntime.EventExceptionThrown:
 			problems = append(problems, "script exception: "+e.ExceptionDetails.Text)
 		case *cdpruntime.EventConsoleAPICalled:
-			if e.Type == cdpruntime.ConsoleAPICalledTypeError {
-				problems = append(problems, "console error")
+			if e.Type == cdpruntime.ConsoleAPICalledTypeError || e.Type == cdpruntime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				problems = append(problems, fmt.Sprintf("console %s: %s", e.Type, strings.Join(args, " ")))
 			}
 		case *cdplog.EventEntryAdded:
 			// CSP violations and blocked loads are reported here.
@@ -136,63 +204,44 @@ func TestReportPageRendersInChromium(t *testing.T) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel = context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
-
 	// chromedp enables the log, network and runtime domains of the tab.
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[pageFacts](`({
-	  decisionRows: document.querySelectorAll('#decisions table tr').length - 1,
-	  plots: [...document.querySelectorAll('svg.plot')].filter(s => {
-	    const r = s.getBoundingClientRect(); return r.width > 100 && r.height > 100 && s.querySelectorAll('path, text').length > 10;
-	  }).map(s => s.dataset.plot),
-	  title: document.title,
-	  examples: document.querySelectorAll('a[href^="http://127.0.0.1:7575/#/logs/"]').length,
-	})`))
+	// page.js sets data-charts when every chart has been drawn (or failed);
+	// waiting for it is waiting for an event, not for a time.
+	for {
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.dataset.charts || ''`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state != "" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	full, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
 	if err != nil {
 		t.Fatal(err)
 	}
-	shotPath := filepath.Join(artifactDir(t), "report.png")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if len(shot) < 10000 {
-		t.Errorf("screenshot %s is %d bytes: nothing rendered?", shotPath, len(shot))
-	}
-
-	f, err := os.Open(filepath.Join(out, "tables", "decisions.csv"))
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[pageFacts](factsJS))
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := len(recs) - 1; got.DecisionRows != want || want == 0 {
-		t.Errorf("decision table in the page: %d rows, decisions.csv has %d", got.DecisionRows, want)
-	}
-	svgs, _ := filepath.Glob(filepath.Join(out, "plots", "*.svg"))
-	var want []string
-	for _, s := range svgs {
-		want = append(want, strings.TrimSuffix(filepath.Base(s), ".svg"))
-	}
-	sort.Strings(want)
-	sort.Strings(got.Plots)
-	if len(want) == 0 || strings.Join(got.Plots, ",") != strings.Join(want, ",") {
-		t.Errorf("plots drawn in the page: %v, plots/ has %v", got.Plots, want)
-	}
-	if got.Title != "Empty responses: study report" {
-		t.Errorf("title %q", got.Title)
-	}
-	if got.Examples == 0 {
-		t.Errorf("no inspect view links to examples in the page")
+	art := artifactDir(t)
+	for name, b := range map[string][]byte{shot + "-first.png": first, shot + ".jpg": full} {
+		if err := os.WriteFile(filepath.Join(art, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 10000 {
+			t.Errorf("screenshot %s is %d bytes: nothing rendered?", name, len(b))
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -207,4 +256,263 @@ func TestReportPageRendersInChromium(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+	return got
+}
+
+// checkGeometry: every chart drawn, no label or legend over a mark or over
+// another label, no text cut off, no table wider than the page, no sideways
+// scroll.
+func checkGeometry(t *testing.T, dir string, got pageFacts) {
+	t.Helper()
+	if got.Charts != "ready" {
+		t.Errorf("charts: %q, want ready", got.Charts)
+	}
+	specs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.vl.json"))
+	var want []string
+	for _, s := range specs {
+		want = append(want, "chart-"+strings.TrimSuffix(filepath.Base(s), ".vl.json"))
+	}
+	sort.Strings(want)
+	sort.Strings(got.Drawn)
+	if len(want) == 0 || strings.Join(got.Drawn, ",") != strings.Join(want, ",") {
+		t.Errorf("charts drawn in the page: %v, plots/ has %v", got.Drawn, want)
+	}
+	if got.PageOverflow > 0 {
+		t.Errorf("the page scrolls sideways by %.0f px at %d px", got.PageOverflow, width)
+	}
+	for _, w := range got.WideTables {
+		t.Errorf("table wider than the page: %s", w)
+	}
+	for _, o := range got.Overlaps {
+		t.Errorf("overlap: %s", o)
+	}
+	for _, c := range got.Clipped {
+		t.Errorf("text cut off: %s", c)
+	}
+	for _, id := range got.DupIDs {
+		t.Errorf("id %q is given to more than one element", id)
+	}
+	for _, id := range got.BrokenLinks {
+		t.Errorf("a link to #%s leads nowhere", id)
+	}
+}
+
+// checkExamples: non-answers first, and every example shows why it is in
+// its class and what its text is, in the page.
+func checkExamples(t *testing.T, got pageFacts) {
+	t.Helper()
+	if len(got.Examples) == 0 {
+		t.Fatal("no examples in the page")
+	}
+	counts := map[string]string{}
+	for _, d := range vocab.Export().Definitions {
+		counts[d.Class] = d.CountsAs
+	}
+	seenOther := false
+	for _, c := range got.Examples {
+		if counts[c] != vocab.CountsNonAnswer {
+			seenOther = true
+		} else if seenOther {
+			t.Errorf("examples: a non-answer (%s) after other classes: %v", c, got.Examples)
+			break
+		}
+	}
+	for _, id := range got.WhyMissing {
+		t.Errorf("example %s does not show its rule and its text", id)
+	}
+}
+
+// readCSV reads a table of the report folder.
+func readCSV(t *testing.T, dir, table string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "tables", table+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, c := range recs[0] {
+			m[c] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// checkCards: the first screen's numbers are overview's, for all routes of
+// the default arm.
+func checkCards(t *testing.T, dir string, got pageFacts) {
+	t.Helper()
+	for _, r := range readCSV(t, dir, "overview") {
+		if r["arm"] != "default" || r["scope"] != "all" {
+			continue
+		}
+		for _, k := range []string{"non_answer", "no_reply", "answer"} {
+			x, err := strconv.ParseFloat(r[k+"_rate"], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The card rounds: one decimal, or two significant digits below 1%.
+			shown, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSuffix(got.Cards[k], "%"), ">"), 64)
+			if v := x * 100; err != nil || math.Abs(shown-v) > math.Max(0.05, v*0.05) {
+				t.Errorf("card %s shows %q, overview has %s", k, got.Cards[k], r[k+"_rate"])
+			}
+		}
+		return
+	}
+	t.Error("overview has no row for all routes of the default arm")
+}
+
+// golden compares the page's visible text with testdata/visible/NAME.txt,
+// the repository's path replaced by <repo>; -update rewrites it.
+func golden(t *testing.T, name, text string) {
+	t.Helper()
+	text = strings.ReplaceAll(text, testutil.RepoRoot(t), "<repo>")
+	text = strings.TrimRight(text, "\n") + "\n"
+	path := filepath.Join("testdata", "visible", name+".txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./stages/report/ -update to write it)", err)
+	}
+	if string(want) != text {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(text, "\n")
+		for i := 0; i < len(wl) || i < len(gl); i++ {
+			var w, g string
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if w != g {
+				t.Errorf("%s: the page's visible text differs from line %d:\n  want %q\n  got  %q\n(after a deliberate change: go test ./stages/report/ -update, and review the diff)", path, i+1, w, g)
+				return
+			}
+		}
+	}
+}
+
+// studyDataset runs ingest, rescore, analyze and decide on logs with the
+// study manifest, as `make demo` does (exposure aside).
+func studyDataset(t *testing.T, logs string) string {
+	t.Helper()
+	ctx := context.Background()
+	data := t.TempDir()
+	if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	m := testutil.Path(t, "data", "study.yaml")
+	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := decide.Run(ctx, decide.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// exploreDataset runs ingest and analyze on logs without a manifest.
+func exploreDataset(t *testing.T, logs string) string {
+	t.Helper()
+	ctx := context.Background()
+	data := t.TempDir()
+	if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func writeReport(t *testing.T, data string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report")
+	if err := report.Run(context.Background(), report.Options{Data: data, Out: out}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The study report of the profile fixtures renders in a real headless
+// Chromium: the decision table has a row per decision, every chart is drawn
+// with nothing overlapping or cut off, no table runs off the page, nothing
+// is fetched and nothing fails. Its screenshots are the CI artifacts
+// (artifactDir/report-first.png, report.jpg).
+func TestReportPageRendersInChromium(t *testing.T) {
+	out := writeReport(t, studyDataset(t, testutil.Path(t, "testdata", "profiles")))
+	got := render(t, out, "report")
+	if want := len(readCSV(t, out, "decisions")); got.DecisionRows != want || want == 0 {
+		t.Errorf("decision table in the page: %d rows, decisions.csv has %d", got.DecisionRows, want)
+	}
+	if got.Title != "Empty responses: study report" {
+		t.Errorf("title %q", got.Title)
+	}
+	if got.ViewLinks == 0 {
+		t.Errorf("no inspect view links to examples in the page")
+	}
+	checkGeometry(t, out, got)
+	checkExamples(t, got)
+	checkCards(t, out, got)
+}
+
+// The exploration page of a folder with every class (testdata/classify, no
+// manifest): drawn without overlaps, the class legend lists exactly the
+// classes that occur, non-answers first among the examples, each with its
+// evidence; its visible text is the golden testdata/visible/classify.txt.
+func TestExplorationPageInChromium(t *testing.T) {
+	out := writeReport(t, exploreDataset(t, testutil.Path(t, "testdata", "classify")))
+	got := render(t, out, "explore")
+	if got.Title != "Empty responses: exploration report" {
+		t.Errorf("title %q", got.Title)
+	}
+	checkGeometry(t, out, got)
+	checkExamples(t, got)
+	checkCards(t, out, got)
+	var occur []string
+	seen := map[string]bool{}
+	for _, r := range readCSV(t, out, "class_rates") {
+		if r["arm"] == "default" && r["n_class_replies"] != "0" && !seen[r["class"]] {
+			seen[r["class"]] = true
+		}
+	}
+	for _, d := range vocab.Export().Definitions { // the legend's order is the classifier's
+		if seen[d.Class] {
+			occur = append(occur, d.Class)
+		}
+	}
+	if legend := got.Legends["chart-class_shares"]; strings.Join(legend, ",") != strings.Join(occur, ",") {
+		t.Errorf("class legend %v, classes with replies %v", legend, occur)
+	}
+	golden(t, "classify", got.Text)
+}
+
+// The demo's study page (data/demo through ingest, rescore, analyze and
+// decide, as `make demo` runs them but exposure): drawn without overlaps;
+// its visible text is the golden testdata/visible/demo.txt.
+func TestDemoPageInChromium(t *testing.T) {
+	out := writeReport(t, studyDataset(t, testutil.Path(t, "data", "demo", "logs")))
+	got := render(t, out, "demo")
+	checkGeometry(t, out, got)
+	checkExamples(t, got)
+	checkCards(t, out, got)
+	golden(t, "demo", got.Text)
 }

@@ -1,65 +1,67 @@
-// Package report regenerates the study's report from a dataset (`empties
-// report`): every analysis table as Markdown and CSV, plots as PNG and SVG
-// drawn in Go, and an index.md linking all of it. The same inputs give
-// byte-identical outputs: rows are ordered, nothing carries a timestamp.
-// The report computes no statistic of its own; it shows the tables the SQL
-// and the decide stage wrote.
+// Package report regenerates the report from a dataset (`empties report`):
+// a page that answers on its first screen how often replies come back
+// empty, why and where (index.html, self-contained, and index.md, the same
+// in Markdown), every table it draws on as CSV, Parquet and Markdown, and
+// its charts as Vega-Lite specs. The same inputs give byte-identical
+// outputs: rows are ordered, nothing carries a timestamp. The report
+// computes no statistic of its own; it shows the tables the SQL and the
+// decide stage wrote. Build is the page as a function of the dataset's
+// tables, for `report` and for a server.
 package report
 
 import (
 	"context"
-	"database/sql"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
-	"empties/internal/sqlfmt"
+	"empties/internal/guard"
 	"empties/internal/store"
 )
 
 // Options configure a report.
 type Options struct {
-	Data string
-	Out  string
+	Data  string
+	Out   string
+	Avoid []string // paths the report folder must keep clear of (run's LOGS)
 }
 
 // Command returns the `report` subcommand.
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "regenerate the report: tables as Markdown and CSV, plots, index.md and index.html",
-		Description: `Writes OUT/index.md (decisions, the exploration sections, plots, links) and
-OUT/index.html (the same page, plots inline as SVG, opens with no network),
-OUT/tables/<table>.md
-and .csv for every analysis table present, and OUT/plots/<plot>.png and .svg:
-class shares per eval × route, truncation share by route (D1(a)), P3 − P0
-deltas with the P0 interval (D3), and judge pass rates on non-answers (D4).
-Tables and plots whose inputs are missing are listed as such. The same
-inputs give byte-identical files.
+		Usage: "regenerate the report: one page (index.html, index.md), its tables as CSV and Parquet, its charts",
+		Description: `Writes OUT/index.html, one self-contained page that opens with no network,
+and OUT/index.md, the same page in Markdown. Its first screen answers the
+question: of all samples, the share whose reply is a non-answer, split by
+class, and beside it the share with no reply at all (error, no_choices), each
+with its Wilson interval; one row per model (route); the task × model cells
+with the most non-answers. Then what each class means (from the classifier's
+vocabulary), charts (a task × model heat map of the non-answer share, the
+class shares per cell), real examples of each class with the reply as the
+model gave it and the prompt it answered (non-answers first), the rates per
+cell, and every table the page draws on, sortable and filterable.
 
-Without a manifest (a dataset analyze ran on without --manifest) the page is
-an exploration report: logs read and unreadable, non-answer rates per task ×
-model with Wilson intervals, how the replies were chosen, truncation against
-the effective max_tokens, judges that received a non-answer, and a few real
-replies of each class with the inspect view address that opens each. With a
-manifest the study report has the same sections after its decisions.
+OUT/tables/<table>.csv, .parquet and .md hold each of those tables (every
+column, full precision); OUT/plots/<chart>.vl.json each chart's Vega-Lite
+spec with its data, which a notebook opens with Altair
+(alt.Chart.from_dict). Tables that could not be computed are listed on one
+line each with what they need. The same inputs give byte-identical files.
+
+Without a manifest the task is the eval and the model the route. With a
+manifest (a dataset rescore placed in a study) the page opens with the
+decisions D1-D4 and H1-H4, then the same sections, and the study's charts.
 
 Examples:
    empties report --data data/study --out report/
    empties report --data out/explore --out out/explore/report`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR` (replaced)", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused", Required: true},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out")}, c.Root().Writer)
@@ -88,12 +90,15 @@ var published = []struct{ name, title string }{
 	{"judge_calls_saved", "Judge calls saved by bypassing"},
 	{"rates_by_stop_reason", "Exploratory: rates by stop reason"},
 	{"rates_by_stop_category", "Exploratory: rates by stop_details category"},
-	{"non_answer_rates", "Exploration: non-answer, reasoning_only and tool_only shares per eval × route (Wilson intervals)"},
+	{"overview", "Headline: non-answers, no replies and answers per route and for all routes (Wilson intervals)"},
+	{"overview_classes", "Headline by class: each class's share of the samples per route and for all routes"},
+	{"non_answer_rates", "Exploration: non-answer, no-reply, reasoning_only and tool_only shares per eval × route (Wilson intervals)"},
 	{"truncation_by_max_tokens", "Exploration: stops at the token limit per effective max_tokens and its source"},
 	{"judge_calls_on_non_answers", "Exploration: judge calls that received a non-answer"},
 	{"reply_sources", "Exploration: how the replies were chosen"},
 	{"log_accounting", "Exploration: logs read by status, and files that could not be read"},
 	{"class_examples", "Exploration: real examples of each class, with inspect view links"},
+	{"analyze_runs", "What the last analyze run computed, and why a table is empty"},
 	{"reruns", "Re-run pairing"},
 	{"log_assignments", "Logs and their place in the study"},
 	{"exposure", "Exposure search: inspect_evals evals exposed to the empty-reply problem"},
@@ -110,243 +115,27 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("report: %s has no tables; run the pipeline first (`empties run LOGS --out %s`, or ingest and analyze)", opts.Data, opts.Data)
 	}
+	// The report folder is checked before any work (new, empty, or an
+	// earlier report; never a user's folder, the logs or a dataset) and
+	// built in a temporary folder that Commit switches in.
+	out, err := guard.OpenFolder(opts.Out, "report", guard.Rules{Avoid: opts.Avoid})
+	if err != nil {
+		return err
+	}
+	defer out.Close()
 	db, present, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	have := map[string]bool{}
-	for _, t := range present {
-		have[t] = true
-	}
-	tmp := strings.TrimRight(opts.Out, "/") + ".tmp"
-	os.RemoveAll(tmp)
-	for _, d := range []string{tmp, filepath.Join(tmp, "tables"), filepath.Join(tmp, "plots")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	r := &builder{ctx: ctx, db: db, dir: tmp, have: have}
-	titles := map[string]string{}
-	var order []string
-	for _, p := range published {
-		titles[p.name] = p.title
-		order = append(order, p.name)
-	}
-	var extra []string
-	for _, t := range present {
-		if _, known := titles[t]; !known && !perReply[t] {
-			extra = append(extra, t)
-		}
-	}
-	sort.Strings(extra)
-	for _, t := range extra {
-		titles[t] = t
-		order = append(order, t)
-	}
-	order = append(order, "max_tokens_by_route")
-	titles["max_tokens_by_route"] = "Effective max_tokens per eval × route × arm (where it came from)"
-	for _, t := range order {
-		if t == "max_tokens_by_route" {
-			if have["log_assignments"] {
-				err = r.table(t, titles[t], maxTokensQuery)
-			}
-		} else if have[t] {
-			err = r.table(t, titles[t], "SELECT * FROM "+duck.Ident(t)+" ORDER BY ALL")
-		} else {
-			r.missing = append(r.missing, t)
-		}
-		if err != nil {
-			return fmt.Errorf("report: table %s: %w", t, err)
-		}
-	}
-	if err := r.plots(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := r.index(); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(opts.Out); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, opts.Out); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "report: %d tables, %d plots in %s (open %s, or %s in a browser)\n", len(r.tables), len(r.plotted), opts.Out,
-		filepath.Join(opts.Out, "index.md"), filepath.Join(opts.Out, "index.html"))
-	return nil
-}
-
-// maxTokensQuery labels the effective max_tokens of each cell.
-const maxTokensQuery = `SELECT a.eval, a.route, a.arm, r.max_tokens_source, r.max_tokens, count(*) AS replies
-FROM replies r JOIN log_assignments a USING (log_id)
-WHERE a.eval IS NOT NULL
-GROUP BY ALL ORDER BY ALL`
-
-// builder accumulates what the index links to.
-type builder struct {
-	ctx     context.Context
-	db      *sql.DB
-	dir     string
-	have    map[string]bool
-	tables  []tableInfo
-	missing []string
-	plotted []plotInfo
-	skipped []string
-}
-
-type tableInfo struct {
-	name, title string
-	rows        int
-	head        string // the Markdown table, for the index where small
-}
-
-// table writes one table as CSV (full precision) and Markdown (4
-// significant digits).
-func (b *builder) table(name, title, q string) error {
-	cols, rows, err := b.query(q)
+	sum, err := Build(ctx, db, present, out.Dir())
 	if err != nil {
 		return err
 	}
-	var csvBuf strings.Builder
-	cw := csv.NewWriter(&csvBuf)
-	cw.Write(cols)
-	for _, r := range rows {
-		rec := make([]string, len(r))
-		for i, v := range r {
-			rec[i] = full(v)
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	if err := os.WriteFile(filepath.Join(b.dir, "tables", name+".csv"), []byte(csvBuf.String()), 0o644); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
-	md := markdownTable(cols, rows)
-	page := fmt.Sprintf("# %s\n\n`%s`, %d rows. CSV: [%s.csv](%s.csv).\n\n%s", title, name, len(rows), name, name, md)
-	if err := os.WriteFile(filepath.Join(b.dir, "tables", name+".md"), []byte(page), 0o644); err != nil {
-		return err
-	}
-	info := tableInfo{name: name, title: title, rows: len(rows)}
-	if name == "decisions" {
-		info.head = md
-	}
-	b.tables = append(b.tables, info)
+	fmt.Fprintf(w, "report: %d tables, %d charts in %s (open %s in a browser, or %s)\n", sum.Tables, sum.Charts, opts.Out,
+		filepath.Join(opts.Out, "index.html"), filepath.Join(opts.Out, "index.md"))
 	return nil
-}
-
-func (b *builder) query(q string, args ...any) ([]string, [][]any, error) {
-	return duck.Rows(b.ctx, b.db, q, args...)
-}
-
-func full(v any) string {
-	if v == nil {
-		return ""
-	}
-	return sqlfmt.Format(v)
-}
-
-// short renders a value for Markdown: floats to 4 significant digits.
-func short(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return sqlfmt.Format(x)
-		}
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'g', 4, 32)
-	}
-	s := sqlfmt.Format(v)
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len([]rune(s)) > 120 {
-		s = string([]rune(s)[:119]) + "…"
-	}
-	return s
-}
-
-func markdownTable(cols []string, rows [][]any) string {
-	if len(rows) == 0 {
-		return "(no rows: not enough data)\n"
-	}
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|")
-	for range cols {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, v := range r {
-			cells[i] = short(v)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
-	return b.String()
-}
-
-func (b *builder) index() error {
-	var s strings.Builder
-	// A dataset rescore placed in a study is a study report; any other
-	// folder of logs is an exploration (no manifest).
-	if b.have["log_assignments"] {
-		s.WriteString("# Empty responses: study report\n\n")
-	} else {
-		s.WriteString("# Empty responses: exploration report\n\n")
-	}
-	s.WriteString("Regenerated by `empties report` from the dataset's tables; every number here is in a table below.\n\n")
-	s.WriteString("## Decisions\n\n")
-	found := false
-	for _, t := range b.tables {
-		if t.name == "decisions" {
-			s.WriteString(t.head + "\n")
-			found = true
-		}
-	}
-	if !found {
-		s.WriteString("No decisions table yet: D1-D4 need the study manifest (`empties run LOGS --out DIR --manifest data/study.yaml`, or `empties analyze` and `empties decide` with `--manifest`). The exploration below needs none.\n\n")
-	}
-	if b.have["log_assignments"] {
-		_, rows, err := b.query(`SELECT path, task, model FROM log_assignments WHERE eval IS NULL ORDER BY path`)
-		if err != nil {
-			return err
-		}
-		s.WriteString("## Logs that match no eval profile\n\n")
-		if len(rows) == 0 {
-			s.WriteString("None: every log maps to an eval profile of the manifest.\n\n")
-		} else {
-			fmt.Fprintf(&s, "%d logs keep their replies and classes but are not re-scored (add a profile or a mapping rule):\n\n", len(rows))
-			for _, r := range rows {
-				fmt.Fprintf(&s, "- `%s` (task %s, model %s)\n", full(r[0]), full(r[1]), full(r[2]))
-			}
-			s.WriteString("\n")
-		}
-	}
-	if err := b.exploration(&s); err != nil {
-		return err
-	}
-	s.WriteString("## Plots\n\n")
-	for _, p := range b.plotted {
-		fmt.Fprintf(&s, "### %s\n\n![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", p.title, p.title, p.name, p.name)
-	}
-	for _, p := range b.skipped {
-		fmt.Fprintf(&s, "- %s\n", p)
-	}
-	if len(b.skipped) > 0 {
-		s.WriteString("\n")
-	}
-	s.WriteString("## Tables\n\n| table | rows |\n|---|---|\n")
-	for _, t := range b.tables {
-		fmt.Fprintf(&s, "| [%s](tables/%s.md) ([csv](tables/%s.csv)) | %d |\n", t.title, t.name, t.name, t.rows)
-	}
-	if len(b.missing) > 0 {
-		fmt.Fprintf(&s, "\nNot in this dataset (their stage has not run, or had no input): %s.\n", strings.Join(b.missing, ", "))
-	}
-	if err := os.WriteFile(filepath.Join(b.dir, "index.md"), []byte(s.String()), 0o644); err != nil {
-		return err
-	}
-	return b.writeHTML(s.String())
 }

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"html"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"empties/internal/duck"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
 	"empties/stages/decide"
@@ -72,8 +75,8 @@ func TestReportIsByteIdentical(t *testing.T) {
 		}
 	}
 	index := string(a["index.md"])
-	for _, want := range []string{"tables/headlines.md", "tables/p0_check.csv", "tables/max_tokens_by_route.md",
-		"plots/class_shares.png", "plots/d3_deltas.png", "tables/decisions.md"} {
+	for _, want := range []string{"tables/decisions.csv", "tables/headlines.parquet", "tables/p0_check.csv",
+		"plots/class_shares.vl.json", "plots/d3_deltas.vl.json", "plots/non_answer_heatmap.vl.json"} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.md does not link %s", want)
 		}
@@ -81,10 +84,77 @@ func TestReportIsByteIdentical(t *testing.T) {
 	if !strings.Contains(string(a["tables/p0_check.csv"]), "xstest_safe") {
 		t.Errorf("p0_check.csv lacks the xstest_safe row")
 	}
-	for _, plot := range []string{"plots/class_shares.png", "plots/class_shares.svg", "plots/d3_deltas.svg"} {
-		if len(a[plot]) < 1000 {
-			t.Errorf("%s missing or empty (%d bytes)", plot, len(a[plot]))
+	checkFiles(t, out1, a)
+}
+
+// checkFiles: every table the page links downloads as CSV and as Parquet
+// holding the same rows (read back by DuckDB), the HTML page links no raw
+// Markdown table, and every chart spec is a Vega-Lite spec with its data.
+func checkFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	page := string(files["index.html"])
+	links := regexp.MustCompile(`href="tables/([a-z0-9_]+)\.(csv|parquet|md)"`).FindAllStringSubmatch(page, -1)
+	if len(links) == 0 {
+		t.Fatal("index.html links no table")
+	}
+	db, err := duck.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, l := range links {
+		if l[2] == "md" {
+			t.Errorf("index.html links tables/%s.md, a raw Markdown file", l[1])
+			continue
 		}
+		if l[2] != "parquet" {
+			continue
+		}
+		recs, err := csv.NewReader(bytes.NewReader(files["tables/"+l[1]+".csv"])).ReadAll()
+		if err != nil || len(recs) == 0 {
+			t.Errorf("tables/%s.csv: %v", l[1], err)
+			continue
+		}
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + duck.ReadPath(filepath.Join(dir, "tables", l[1]+".parquet"), "") + ")").Scan(&n); err != nil {
+			t.Errorf("tables/%s.parquet: %v", l[1], err)
+		} else if n != len(recs)-1 {
+			t.Errorf("tables/%s.parquet has %d rows, the CSV %d", l[1], n, len(recs)-1)
+		}
+	}
+	specs := 0
+	for name, b := range files {
+		if !strings.HasPrefix(name, "plots/") {
+			continue
+		}
+		if !strings.HasSuffix(name, ".vl.json") {
+			t.Errorf("%s: plots/ holds only Vega-Lite specs", name)
+			continue
+		}
+		specs++
+		var spec struct {
+			Schema string `json:"$schema"`
+			Data   struct {
+				Values []map[string]any `json:"values"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(b, &spec); err != nil || !strings.Contains(spec.Schema, "vega-lite/v6") || len(spec.Data.Values) == 0 {
+			t.Errorf("%s: not a Vega-Lite spec with data (%v)", name, err)
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(name, "plots/"), ".vl.json")
+		if !strings.Contains(page, `<script type="application/json" id="spec-`+id+`">`) {
+			t.Errorf("index.html does not inline the spec of %s", id)
+		}
+	}
+	if specs == 0 {
+		t.Error("no chart specs in plots/")
+	}
+	markup := page // the page without its scripts (the chart library names image marks)
+	if i := strings.Index(page, "<script>"); i >= 0 {
+		markup = page[:i]
+	}
+	if strings.Contains(markup, "<img") || strings.Contains(markup, "<link") || strings.Contains(markup, "<iframe") {
+		t.Error("index.html loads something")
 	}
 }
 
@@ -113,10 +183,12 @@ func TestExplorationReport(t *testing.T) {
 		}
 	}
 	index := string(a["index.md"])
-	for _, want := range []string{"# Empty responses: exploration report", "D1-D4 need the study manifest",
-		"### Logs read", "### Non-answer rates per eval × route", "### How the replies were chosen",
-		"### Truncation against the effective max_tokens", "### Judges that received a non-answer", "### Examples per class",
-		"](http://127.0.0.1:7575/#/logs/", "inspect view --log-dir '", "plots/non_answer_rates.png", "tables/class_examples.md"} {
+	for _, want := range []string{"# Empty responses: exploration report", "## How often replies come back empty",
+		"### By model", "### Where non-answers are most frequent (task × model)", "## What the classes mean", "## Charts",
+		"## Examples: what the replies look like", "### Non-answer rates per task × model", "### Logs read", "### How the replies were chosen",
+		"### Truncation against the effective max_tokens", "### Judges that received a non-answer",
+		"](http://127.0.0.1:7575/#/logs/", "inspect view --log-dir '", "plots/non_answer_heatmap.vl.json", "tables/class_examples.csv",
+		"needs the study manifest"} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.md lacks %q", want)
 		}
@@ -141,11 +213,37 @@ func TestExplorationReport(t *testing.T) {
 		}
 	}
 	for c := range classes {
-		if !strings.Contains(index, "#### "+c+" (") {
+		if !strings.Contains(index, "### `"+c+"` (") {
 			t.Errorf("index.md has no examples heading for class %s", c)
 		}
 	}
-	if strings.Contains(string(a["index.html"]), "<img") || !strings.Contains(string(a["index.html"]), `<svg class="plot"`) {
-		t.Errorf("index.html does not inline its plots as SVG")
+	checkFiles(t, out1, a)
+	sameHeadline(t, a)
+}
+
+// sameHeadline: index.md carries the first screen of index.html: the three
+// shares as its cards show them, and a row per model of the "By model" table.
+func sameHeadline(t *testing.T, files map[string][]byte) {
+	t.Helper()
+	page, index := string(files["index.html"]), string(files["index.md"])
+	big := regexp.MustCompile(`<div class="big">([^<]+)</div>`).FindAllStringSubmatch(page, -1)
+	if len(big) != 3 {
+		t.Fatalf("index.html has %d headline numbers, want 3", len(big))
+	}
+	for _, m := range big {
+		if !strings.Contains(index, "| **"+m[1]+"** |") {
+			t.Errorf("index.md lacks the headline share %s", m[1])
+		}
+	}
+	table := page[strings.Index(page, `<div class="table" id="t-by-`):]
+	table = strings.ReplaceAll(table[:strings.Index(table, "</table>")], "<wbr>", "")
+	rows := regexp.MustCompile(`<tr><td>([^<]+)</td>`).FindAllStringSubmatch(table, -1)
+	if len(rows) == 0 {
+		t.Fatal("index.html: no row in the By model table")
+	}
+	for _, r := range rows {
+		if !strings.Contains(index, "| "+html.UnescapeString(r[1])+" |") {
+			t.Errorf("index.md: no row for %s in By model", r[1])
+		}
 	}
 }

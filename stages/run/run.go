@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/guard"
 	"empties/internal/measures"
 	"empties/stages/analyze"
 	"empties/stages/check"
@@ -74,7 +75,7 @@ Examples:
 		ArgsUsage: "LOGS...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
-			&cli.StringFlag{Name: "report", Usage: "report folder `DIR` (replaced; default: OUT/report)"},
+			&cli.StringFlag{Name: "report", Usage: "report folder `DIR`: new, empty, or an earlier report (default: OUT/report)"},
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
 			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
@@ -135,7 +136,7 @@ func Stages(opts Options) []Stage {
 		return decide.Run(ctx, decide.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
 	})
 	add("report", true, func(ctx context.Context, stdout, _ io.Writer) error {
-		return report.Run(ctx, report.Options{Data: opts.Out, Out: ReportDir(opts)}, stdout)
+		return report.Run(ctx, report.Options{Data: opts.Out, Out: ReportDir(opts), Avoid: opts.Logs}, stdout)
 	})
 	return st
 }
@@ -161,6 +162,16 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs the stages in order.
 func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	// Both outputs are checked before any stage runs: the dataset may not
+	// be, hold or lie inside the logs; the report folder may not be the
+	// dataset, lie inside it (but as DIR/report) or meet the logs, and must
+	// be new, empty or an earlier report.
+	if _, err := guard.CheckDataset(opts.Out, guard.Rules{Avoid: opts.Logs}); err != nil {
+		return err
+	}
+	if err := guard.CheckFolder(ReportDir(opts), "report", guard.Rules{Avoid: opts.Logs, Datasets: []string{opts.Out}}); err != nil {
+		return err
+	}
 	var partial error
 	stages := Stages(opts)
 	for i, st := range stages {

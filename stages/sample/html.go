@@ -16,7 +16,14 @@ type htmlClass struct {
 type htmlItem struct {
 	Item
 	Anchor string
-	Fields [][2]string
+	Fields []fieldRow
+}
+
+// fieldRow is one raw field as stored: never quoted or escaped again (the
+// template escapes it once, for HTML), long values folded.
+type fieldRow struct {
+	Name, Value string
+	Long        bool
 }
 
 func writeHTML(w io.Writer, items []Item, totals map[string]int64, opts Options) error {
@@ -31,12 +38,15 @@ func writeHTML(w io.Writer, items []Item, totals map[string]int64, opts Options)
 	return page.Execute(w, map[string]any{"Classes": classes, "Seed": opts.Seed, "PerClass": opts.PerClass, "N": len(items)})
 }
 
-func fields(it Item) [][2]string {
+func fields(it Item) []fieldRow {
 	s := func(p *string) string {
-		if p == nil {
+		switch {
+		case p == nil:
 			return "null"
+		case *p == "":
+			return "(empty string)"
 		}
-		return fmt.Sprintf("%q", *p)
+		return *p
 	}
 	i := func(p *int64) string {
 		if p == nil {
@@ -44,7 +54,7 @@ func fields(it Item) [][2]string {
 		}
 		return fmt.Sprint(*p)
 	}
-	return [][2]string{
+	rows := [][2]string{
 		{"rule", it.ClassRule + ": " + it.RuleText},
 		{"non_answer", fmt.Sprint(it.NonAnswer)},
 		{"sample_error", s(it.SampleError)},
@@ -62,6 +72,11 @@ func fields(it Item) [][2]string {
 		{"log", it.LogPath + " :: " + it.Member},
 		{"task / model", it.Task + " / " + it.Model},
 	}
+	out := make([]fieldRow, len(rows))
+	for k, r := range rows {
+		out[k] = fieldRow{Name: r[0], Value: r[1], Long: len(r[1]) > 400}
+	}
+	return out
 }
 
 var page = template.Must(template.New("review").Parse(`<!DOCTYPE html>
@@ -72,6 +87,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#2
 h1{font-size:1.4em} h2{margin-top:2em;border-bottom:2px solid #ccc}
 table{border-collapse:collapse} td,th{padding:.2em .6em;vertical-align:top;text-align:left}
 .fields td:first-child{color:#555;white-space:nowrap}
+.fields td.v{white-space:pre-wrap;overflow-wrap:anywhere}
 .card{border:1px solid #ddd;border-radius:6px;padding:.8em 1em;margin:1em 0}
 .card h3{margin:.1em 0 .5em;font-size:1em}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.6em;border-radius:4px;max-height:30em;overflow:auto}
@@ -85,7 +101,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.6em;b
 {{range .Classes}}<h2 id="{{.Class}}">{{.Class}} ({{len .Items}} of {{.Total}})</h2>
 {{range .Items}}<div class="card" id="{{.Anchor}}">
 <h3>{{.Anchor}} · {{.Task}} · sample {{.SampleID}} epoch {{.Epoch}}</h3>
-<table class="fields">{{range .Fields}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>
+<table class="fields">{{range .Fields}}<tr><td>{{.Name}}</td><td class="v">{{if .Long}}<details><summary>{{printf "%.200s" .Value}}…</summary>{{.Value}}</details>{{else}}{{.Value}}{{end}}</td></tr>{{end}}</table>
 <p>text:</p>{{if .Text}}<pre>{{.Text}}</pre>{{else}}<p class="empty">(no text)</p>{{end}}
 {{if .ReasoningText}}<details><summary>reasoning ({{.ReasoningChars}} chars)</summary><pre>{{.ReasoningText}}</pre></details>{{end}}
 {{if .FinalCompletion}}<details><summary>sample.output.completion at the end of the sample</summary><pre>{{.FinalCompletion}}</pre></details>{{end}}

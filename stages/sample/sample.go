@@ -6,13 +6,13 @@
 package sample
 
 import (
+	"bufio"
 	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -25,6 +25,8 @@ import (
 	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
+
+	"empties/internal/guard"
 )
 
 // Options configure a draw.
@@ -125,6 +127,17 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("sample: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
+	out := opts.Out
+	if out == "" {
+		out = filepath.Join(opts.Data, "review")
+	}
+	// The review folder holds empties' review files only (one pair per
+	// seed); checked before the draw.
+	folder, err := guard.OpenFolder(out, "sample", guard.Rules{})
+	if err != nil {
+		return err
+	}
+	defer folder.Close()
 	only := map[string]bool{}
 	for _, c := range opts.Classes {
 		if !knownClass(c) {
@@ -147,7 +160,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	tops := map[string]*topK{}
 	totals := map[string]int64{}
 	var superseded int64
-	err := store.Scan(data, "replies", func(r *schema.Reply) error {
+	err = store.Scan(data, "replies", func(r *schema.Reply) error {
 		if len(only) > 0 && !only[r.Class] {
 			return nil
 		}
@@ -182,20 +195,17 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 			items = append(items, got...)
 		}
 	}
-	out := opts.Out
-	if out == "" {
-		out = filepath.Join(opts.Data, "review")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	name := "review-seed" + strconv.FormatInt(opts.Seed, 10)
+	if err := writeFile(filepath.Join(folder.Dir(), name+".jsonl"), func(w io.Writer) error { return writeJSONL(w, items) }); err != nil {
 		return err
 	}
-	base := filepath.Join(out, "review-seed"+strconv.FormatInt(opts.Seed, 10))
-	if err := store.WriteFile(base+".jsonl", func(w io.Writer) error { return writeJSONL(w, items) }); err != nil {
+	if err := writeFile(filepath.Join(folder.Dir(), name+".html"), func(w io.Writer) error { return writeHTML(w, items, totals, opts) }); err != nil {
 		return err
 	}
-	if err := store.WriteFile(base+".html", func(w io.Writer) error { return writeHTML(w, items, totals, opts) }); err != nil {
+	if err := folder.Merge(); err != nil {
 		return err
 	}
+	base := filepath.Join(out, name)
 	fmt.Fprintf(w, "drew %d replies (seed %d, up to %d per class):\n", len(items), opts.Seed, opts.PerClass)
 	for _, c := range classOrder() {
 		if t := tops[c]; t != nil {
@@ -300,4 +310,21 @@ func writeJSONL(w io.Writer, items []Item) error {
 		}
 	}
 	return nil
+}
+
+// writeFile writes a new file of the review folder's temporary folder.
+func writeFile(p string, fill func(io.Writer) error) error {
+	f, err := guard.Create(p)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,6 +90,25 @@ func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 		if !bytes.Contains(page, []byte("sample "+it.SampleID+" epoch")) {
 			t.Errorf("page lacks %s/%s", it.Class, it.SampleID)
 		}
+	}
+	// Raw fields are shown as stored, escaped once for HTML: never quoted
+	// again (a sample_error with \n and quotes read \\n before).
+	text := html.UnescapeString(string(page))
+	errs := 0
+	for _, it := range items {
+		if it.SampleError == nil {
+			continue
+		}
+		errs++
+		if !strings.Contains(text, *it.SampleError) {
+			t.Errorf("%s: the page does not show its sample_error as stored: %q", it.SampleID, *it.SampleError)
+		}
+		if q := strconv.Quote(*it.SampleError); strings.Contains(text, q) {
+			t.Errorf("%s: the page quotes its sample_error again: %s", it.SampleID, q)
+		}
+	}
+	if errs == 0 {
+		t.Error("no drawn reply has a sample_error: the check above checked nothing")
 	}
 	if bytes.Contains(page, []byte("<think>")) {
 		t.Errorf("raw model text reached the page unescaped")

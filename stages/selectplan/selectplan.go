@@ -22,6 +22,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/cliutil"
+	"empties/internal/guard"
 	"empties/internal/manifest"
 	planjson "empties/internal/plan"
 	"empties/internal/store"
@@ -101,6 +102,17 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "reply_outcomes") {
 		return cliutil.Usagef("select: %s has no reply_outcomes; run `empties rescore --data %s --manifest FILE` first", opts.Data, opts.Data)
 	}
+	if opts.Out == "" {
+		return cliutil.Usagef("select: --out PLAN is required (it writes PLAN.md and PLAN.json)")
+	}
+	// PLAN.md and PLAN.json are checked before any work: new, or plans
+	// empties wrote (they begin with its mark), never a user's file.
+	files, err := guard.OpenFiles(guard.Rules{},
+		guard.File{Path: opts.Out + ".json", Mark: []byte(jsonMark)}, guard.File{Path: opts.Out + ".md", Mark: []byte(mdMark)})
+	if err != nil {
+		return err
+	}
+	defer files.Close()
 	m, err := manifest.Load(opts.Manifest, manifest.Options{})
 	if err != nil {
 		return err
@@ -122,11 +134,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 			return err
 		}
 	}
-	plan.Kind, plan.Manifest, plan.Data, plan.Seed = opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
+	plan.WrittenBy, plan.Kind, plan.Manifest, plan.Data, plan.Seed = "empties select", opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
 	plan.Cost.CeilingUSD = m.Budget.CeilingUSD
 	plan.Cost.SpentUSD = in.spent
 	plan.Cost.WithinBudget = plan.Cost.SpentUSD+plan.Cost.UpperBoundUSD <= plan.Cost.CeilingUSD
-	if err := writePlan(opts.Out, plan); err != nil {
+	if err := writePlan(files, opts.Out, plan); err != nil {
 		return err
 	}
 	if !planjson.Replays(opts.Kind) {
@@ -350,16 +362,26 @@ func appendUnique(s []string, v string) []string {
 	return append(s, v)
 }
 
-func writePlan(out string, plan *Plan) error {
+// The marks every plan file empties writes begins with: an existing PLAN.md
+// or PLAN.json without it is a user's and is not replaced.
+const (
+	mdMark   = "<!-- written by empties select"
+	jsonMark = "{\n  \"written_by\": \"empties select\""
+)
+
+func writePlan(files *guard.Files, out string, plan *Plan) error {
 	b, err := json.MarshalIndent(plan, "", "  ")
 	if err != nil {
 		return err
 	}
 	write := func(p string, data []byte) error {
-		return store.WriteFile(p, func(w io.Writer) error { _, err := w.Write(data); return err })
+		return files.Write(p, func(w io.Writer) error { _, err := w.Write(data); return err })
 	}
 	if err := write(out+".json", append(b, '\n')); err != nil {
 		return err
 	}
-	return write(out+".md", []byte(markdown(plan)))
+	if err := write(out+".md", []byte(mdMark+": `empties select` with the same --out replaces it -->\n"+markdown(plan))); err != nil {
+		return err
+	}
+	return files.Commit()
 }

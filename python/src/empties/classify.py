@@ -153,6 +153,14 @@ def classify(subject: TaskState | EvalSample, *, eval_model: str | None = None) 
         from inspect_ai.log import transcript
 
         t = transcript()
+        if not t.history.full_history_available:
+            # a bounded transcript that evicted early events and cannot read them
+            # back: the first generation may be gone, and a class read from what
+            # is left could be wrong
+            raise RuntimeError(
+                "empties.classify: the sample's transcript no longer holds its early events "
+                "(INSPECT_TRANSCRIPT_BOUNDED without a history provider); the reply cannot be found"
+            )
         reply = choose_reply(
             t.events,
             subject.output,

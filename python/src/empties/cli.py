@@ -2,7 +2,7 @@
 
     python -m empties classify PATH... [--out FILE]
 
-writes one JSON line per sample and epoch: the log's path, the sample id (as
+Writes one JSON line per sample and epoch: the log's path, the sample id (as
 the log has it: int or str), the epoch, the class, the rule, and beside them
 whether the reply is a non-answer, whether tools were offered (null: the log
 does not show it) and where the reply was read from (model_event,
@@ -19,8 +19,9 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from .classify import classify
@@ -136,8 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("paths", nargs="+", metavar="PATH", help=".eval/.json logs or folders of them")
-    c.add_argument("--out", metavar="FILE", help="write the JSON lines here instead of standard output")
-    c.add_argument("--progress", action="store_true", help="print progress every 10 logs on standard error")
+    c.add_argument("--out", metavar="FILE", help="write the JSON lines to this new file (never overwritten) instead of standard output")
+    c.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="progress every 10 logs on standard error (auto: when it is a terminal)")
     r = sub.add_parser(
         "rerun",
         help="run an empties rerun spec with eval_set (written by `empties rerun PLAN`; not for direct use)",
@@ -153,7 +155,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .rerun import run_file
 
         return run_file(args.spec, args.events_fd)
+    progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            return run_classify(args.paths, f, sys.stderr, args.progress)
-    return run_classify(args.paths, sys.stdout, sys.stderr, args.progress)
+        return write_new(args.out, lambda f: run_classify(args.paths, f, sys.stderr, progress))
+    return run_classify(args.paths, sys.stdout, sys.stderr, progress)
+
+
+def write_new(path: str, fill: Callable[[IO[str]], int]) -> int:
+    """Write a new file whole: into a temporary file beside it, then linked to its name only if
+    nothing is there (never overwriting a file, never leaving a half-written one)."""
+    if os.path.lexists(path):
+        raise SystemExit(f"empties classify: {path} exists; empties never overwrites a file: choose another --out")
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".empties-tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            code = fill(f)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise SystemExit(f"empties classify: {path} appeared while classifying; it was left as it is") from None
+        return code
+    finally:
+        os.unlink(tmp)

@@ -1,0 +1,10 @@
+package ingest
+
+// ExtractVersion is the version of the rules that turn a log into rows
+// (which reply is chosen, how fields are read, how scores and model calls
+// are typed), beside the tables' columns and the classification rules
+// (classify.Version) that logs.ingest_version also names. Bump it with any
+// change to the rows ingest makes from the same file, so datasets read their
+// logs again: TestRowsGolden fails until it is bumped, then
+// `go test ./stages/ingest -run TestRowsGolden -update` records the new rows.
+const ExtractVersion = 2 // 2: the reply call keeps its prompt (model_calls.prompt_text)
