@@ -67,10 +67,10 @@ folder per group under --log-dir (default: the plan's path without .json):
 
 Resumable: a second run of the same plan runs only what is missing (a group
 whose log is finished is skipped; an unfinished one is retried with its
-finished samples kept). The budget is checked first: what the dataset's logs
-and this plan's logs spent, plus the upper bound of what the plan still has to
-run, against budget.ceiling_usd of the manifest; over it nothing runs without
---allow-over-budget. After the run, what its logs spent is priced with the
+finished samples kept). The budget is checked first: what the dataset's logs,
+this plan's logs and the log folders of other plans beside them spent, plus the
+upper bound of what the plan still has to run, against budget.ceiling_usd of
+the manifest; over it nothing runs without --allow-over-budget. After the run, what its logs spent is priced with the
 manifest's prices (the cost table's SQL). Ingest the new logs with the study's
 logs (empties run LOGS LOG_DIR ...): their eval metadata puts them in their
 arm and part.
@@ -88,7 +88,7 @@ Examples:
 			&cli.StringFlag{Name: "python", Usage: "Python `FILE` with inspect_ai and the empties package (default: $EMPTIES_PYTHON, ./.venv/bin/python, python3)"},
 			&cli.StringFlag{Name: "harness", Usage: "Python `FILE` defining setup(group) and model(name, group, role), for simulated runs (the demo's mockllm models)"},
 			&cli.StringSliceFlag{Name: "tag", Usage: "tag `TAG` on every log (repeatable)"},
-			&cli.IntFlag{Name: "log-buffer", Usage: "samples inspect_ai buffers before it writes them to the log (default: its own)"},
+			&cli.IntFlag{Name: "log-buffer", Usage: "`N` samples inspect_ai buffers before it writes them to the log (0: its own default)"},
 		}, cliutil.ManifestFlags(false)...),
 		Arguments: []cli.Argument{&cli.StringArg{Name: "plan"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
