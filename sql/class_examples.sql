@@ -6,7 +6,8 @@
 -- optional: model_calls
 --
 -- Needs no manifest. The draw orders the replies of a class by md5 of the examples seed and the
--- reply's key (log_id, sample_id, epoch), so the same seed and data give the same examples, and
+-- reply's content key (the log file's SHA-256, sample_id, epoch; not log_id, which hashes the
+-- file's path), so the same seed and logs give the same examples wherever the logs lie, and
 -- keeps the first examples_per_class. Where a sample opens in the viewer, from the pinned
 -- inspect_ai 0.3.285 (_view/view.py: port 7575 on 127.0.0.1; the viewer's hash router in
 -- _view/dist/assets/index.js, region src/app/routing/url.ts, logSamplesUrl:
@@ -17,7 +18,7 @@
 -- taken from sample.output or none.
 WITH joined AS (
   SELECT
-    s.class, s.eval, s.route, s.arm, s.log_id, s.sample_id, s.epoch, l.path,
+    s.class, s.eval, s.route, s.arm, s.log_id, s.sample_id, s.epoch, l.path, l.sha256 AS log_sha256,
     r.* EXCLUDE (log_id, sample_id, epoch, class, eval_id, task, model)
   FROM study_replies s
   JOIN replies r USING (log_id, sample_id, epoch)
@@ -33,7 +34,7 @@ drawn AS (
   SELECT
     *,
     count(*) OVER (PARTITION BY class) AS n_in_class,
-    row_number() OVER (PARTITION BY class ORDER BY md5(concat_ws('/', getvariable('examples_seed'), log_id, sample_id, epoch)), log_id, sample_id, epoch) AS draw
+    row_number() OVER (PARTITION BY class ORDER BY md5(concat_ws('/', getvariable('examples_seed'), log_sha256, sample_id, epoch)), log_sha256, sample_id, epoch, path) AS draw
   FROM joined
 )
 SELECT

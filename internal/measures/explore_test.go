@@ -194,16 +194,30 @@ INSERT INTO model_calls (log_id, sample_id, epoch, call_index, model, kind, call
 		},
 	}, {
 		name: "at most examples_per_class of a class, the same ones for the same seed",
-		given: `INSERT INTO logs (log_id, path, status, sample_count, invalidated) VALUES ('L', '/l.eval', 'success', 5, false);
-INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, reply_source, max_tokens_source, text, text_chars,
-  refusal, reasoning_chars, reasoning_redacted, reasoning_text, tool_call_count, tool_call_functions)
-SELECT 'L', 't', 'm', 's' || i, 1, 'samples/s' || i || '_epoch_1.json', 'answer', 'answer@v1', 'model_event', 'unset', 'x', 1,
-  false, 0, false, '', 0, [] FROM range(5) r(i);`,
+		given: `INSERT INTO logs (log_id, path, sha256, status, sample_count, invalidated) VALUES ('L', '/l.eval', 'H', 'success', 5, false);
+` + fiveAnswers("L"),
 		query: "SELECT class, count(*), max(draw), max(n_in_class), string_agg(sample_id, ',' ORDER BY draw) FROM class_examples GROUP BY class",
-		// md5('0/L/s<i>/1') orders s2, s0, s4 first (testParams: seed 0), as
+		// md5('0/H/s<i>/1') orders s1, s3, s0 first (testParams: seed 0), as
 		// Python's hashlib.md5 orders them.
-		want: []string{"answer | 3 | 3 | 5 | s2,s0,s4"},
+		want: []string{"answer | 3 | 3 | 5 | s1,s3,s0"},
+	}, {
+		// log_id hashes the file's path: the same logs read from another
+		// folder (another checkout, a copy) have other log_ids and must give
+		// the same examples.
+		name: "the draw follows the log's content, not where it lies",
+		given: `INSERT INTO logs (log_id, path, sha256, status, sample_count, invalidated) VALUES ('M', '/elsewhere/l.eval', 'H', 'success', 5, false);
+` + fiveAnswers("M"),
+		query: "SELECT class, count(*), max(draw), max(n_in_class), string_agg(sample_id, ',' ORDER BY draw) FROM class_examples GROUP BY class",
+		want:  []string{"answer | 3 | 3 | 5 | s1,s3,s0"},
 	}})
+}
+
+// fiveAnswers inserts five answer replies s0..s4 of the log logID.
+func fiveAnswers(logID string) string {
+	return `INSERT INTO replies (log_id, task, model, sample_id, epoch, member, class, class_rule, reply_source, max_tokens_source, text, text_chars,
+  refusal, reasoning_chars, reasoning_redacted, reasoning_text, tool_call_count, tool_call_functions)
+SELECT '` + logID + `', 't', 'm', 's' || i, 1, 'samples/s' || i || '_epoch_1.json', 'answer', 'answer@v1', 'model_event', 'unset', 'x', 1,
+  false, 0, false, '', 0, [] FROM range(5) r(i);`
 }
 
 // Without a manifest, the outputs that need one are written empty and listed
