@@ -115,6 +115,7 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
+	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 
 # The demo's logs: every arm (make_demo.py writes the default and tight arms,
 # scripts/demo/reruns.sh plans and runs the rest with empties rerun), or with
