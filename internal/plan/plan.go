@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"empties/internal/cliutil"
 )
 
 // Kinds of plan.
@@ -104,7 +106,7 @@ type GroupCost struct {
 func Read(path string) (*Plan, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such plan; write one with `empties select wide|control|partc|partb --out PLAN`", path)
+		return nil, cliutil.Usagef("%s: no such plan; write one with `empties select wide|control|partc|partb --out PLAN`", path)
 	}
 	if err != nil {
 		return nil, err

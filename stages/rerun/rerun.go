@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -104,13 +105,29 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.Plan == "" {
 		return cliutil.Usagef("rerun: name the plan to run: empties rerun PLAN.json --manifest FILE (write one with empties select)")
 	}
+	// Every flag is checked before any work (the budget's accounting ingests
+	// logs): the plan, the manifest, the numbers, the files named.
 	p, err := plan.Read(opts.Plan)
 	if err != nil {
-		return err
+		return fmt.Errorf("rerun: %w", err)
 	}
 	m, err := manifest.Load(opts.Manifest, manifest.Options{})
 	if err != nil {
-		return err
+		return fmt.Errorf("rerun: %w", err)
+	}
+	if opts.LogBuffer < 0 {
+		return cliutil.Usagef("rerun: --log-buffer %d: give a number of samples, 1 or more (0: inspect_ai's default)", opts.LogBuffer)
+	}
+	if opts.Data != "" { // named: it must be a dataset (the plan's own may have moved: then the plan's record of the spend is used)
+		if err := store.CheckReadable("rerun", opts.Data); err != nil {
+			return err
+		}
+	}
+	python := rerun.Python(opts.Python)
+	if !opts.DryRun {
+		if _, err := exec.LookPath(python); err != nil {
+			return cliutil.Usagef("rerun: Python %s: no such program (or not executable); name one with inspect_ai and the empties package with --python or $EMPTIES_PYTHON (make pypkg installs it into .venv)", python)
+		}
 	}
 	if opts.LogDir == "" {
 		opts.LogDir = strings.TrimSuffix(opts.Plan, ".json")
@@ -126,8 +143,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		if harness, err = filepath.Abs(opts.Harness); err != nil {
 			return err
 		}
-		if _, err := os.Stat(harness); err != nil {
-			return cliutil.Usagef("rerun: harness %s: %v", opts.Harness, err)
+		if st, err := os.Stat(harness); err != nil || st.IsDir() {
+			return cliutil.Usagef("rerun: --harness %s: no such file; name a Python file defining setup(group) and model(name, group, role)", opts.Harness)
 		}
 	}
 	rules := guard.Rules{Avoid: []string{opts.Plan, opts.Harness}}
@@ -216,7 +233,6 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	python := rerun.Python(opts.Python)
 	progress := &rerun.Progress{W: w, Groups: groups, Done: done}
 	output, runErr := rerun.RunPython(ctx, python, specPath, os.Environ(), progress.Event)
 	if ctx.Err() != nil {

@@ -280,3 +280,42 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Every flag is checked before any work: a mistake is a usage error (exit
+// 2) naming what is wrong, and nothing is read, made or run.
+func TestFlagsAreCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	planPath := filepath.Join(dir, "partc.json")
+	os.WriteFile(planPath, []byte(`{"kind": "partc", "groups": [{"eval": "xstest_safe", "task": "inspect_evals/xstest", "samples": [{"id": "1", "id_type": "int", "forms": [{"name": "empty", "text": "", "repeats": 1}]}]}]}`), 0o644)
+	ok := rerun.Options{Plan: planPath, Manifest: manifest(t), Python: "/bin/sh"}
+	with := func(f func(*rerun.Options)) rerun.Options { o := ok; f(&o); return o }
+	for _, c := range []struct {
+		name string
+		opts rerun.Options
+		want string
+	}{
+		{"no plan named", with(func(o *rerun.Options) { o.Plan = "" }), "name the plan to run"},
+		{"a missing plan", with(func(o *rerun.Options) { o.Plan = filepath.Join(dir, "none.json") }), filepath.Join(dir, "none.json") + ": no such plan"},
+		{"a plan not ending in .json", with(func(o *rerun.Options) {
+			o.Plan = planPath + ".bak"
+			os.WriteFile(o.Plan, []byte(`{"kind": "partc", "groups": []}`), 0o644)
+		}), "give the log folder with --log-dir"},
+		{"a negative log buffer", with(func(o *rerun.Options) { o.LogBuffer = -1 }), "--log-buffer -1"},
+		{"a dataset that is not there", with(func(o *rerun.Options) { o.Data = filepath.Join(dir, "nodata") }), "nodata: no such folder"},
+		{"a harness that is not there", with(func(o *rerun.Options) { o.Harness = filepath.Join(dir, "h.py") }), "--harness " + filepath.Join(dir, "h.py") + ": no such file"},
+		{"a Python that is not there", with(func(o *rerun.Options) { o.Python = filepath.Join(dir, "python") }), "Python " + filepath.Join(dir, "python") + ": no such program"},
+	} {
+		var out bytes.Buffer
+		err := rerun.Run(context.Background(), c.opts, &out)
+		var usage *cliutil.UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a usage error saying %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "partc")); !os.IsNotExist(err) {
+			t.Errorf("%s: the log folder was made", c.name)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%s: work began:\n%s", c.name, out.String())
+		}
+	}
+}
