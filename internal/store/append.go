@@ -89,9 +89,13 @@ func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, k
 			}
 			continue
 		}
-		all, err := keepsAll(src, key, keep)
+		all, none, rows, err := keeps(src, key, keep)
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", src, err)
+		}
+		if none { // left out unread: its rows may be of an older schema (a new ingest_version reads every file again)
+			dropped += rows
+			continue
 		}
 		if all {
 			if err := linkTable(filepath.Dir(src), dst, []string{name}); err != nil {
@@ -151,15 +155,24 @@ func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, 
 	return dropped, err
 }
 
-// keepsAll reports whether keep accepts the key of every row of a part file,
-// reading that one column only.
-func keepsAll(src, key string, keep func(string) bool) (bool, error) {
-	all := true
-	err := scanColumn(src, key, func(v []byte) bool {
-		all = keep(string(v))
-		return all
+// keeps reports whether keep accepts the key of every row of a part file
+// (all), of none of them (none, with rows the number of rows), reading that
+// one column only.
+func keeps(src, key string, keep func(string) bool) (all, none bool, rows int64, err error) {
+	all, none = true, true
+	err = scanColumn(src, key, func(v []byte) bool {
+		rows++
+		if keep(string(v)) {
+			none = false
+		} else {
+			all = false
+		}
+		return all || none
 	})
-	return all && err == nil, err
+	if err != nil {
+		return false, false, 0, err
+	}
+	return all, none, rows, nil
 }
 
 // scanColumn calls fn with the value of the text column key of every row of
