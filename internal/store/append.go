@@ -89,12 +89,19 @@ func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, k
 			}
 			continue
 		}
-		all, none, rows, err := keeps(src, key, keep)
+		all, none, err := keeps(src, key, keep)
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", src, err)
 		}
-		if none { // left out unread: its rows may be of an older schema (a new ingest_version reads every file again)
-			dropped += rows
+		if none {
+			// Every row is dropped: the part is left out unread. Its rows
+			// may be of an older schema (an ingest_version that changed
+			// with the tables), which its type T could not read.
+			n, err := rowCount(src)
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s: %w", src, err)
+			}
+			dropped += n
 			continue
 		}
 		if all {
@@ -155,13 +162,11 @@ func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, 
 	return dropped, err
 }
 
-// keeps reports whether keep accepts the key of every row of a part file
-// (all), of none of them (none, with rows the number of rows), reading that
-// one column only.
-func keeps(src, key string, keep func(string) bool) (all, none bool, rows int64, err error) {
+// keeps reports whether keep accepts the key of every row of a part file,
+// and whether of none, reading that one column only.
+func keeps(src, key string, keep func(string) bool) (all, none bool, err error) {
 	all, none = true, true
 	err = scanColumn(src, key, func(v []byte) bool {
-		rows++
 		if keep(string(v)) {
 			none = false
 		} else {
@@ -170,9 +175,27 @@ func keeps(src, key string, keep func(string) bool) (all, none bool, rows int64,
 		return all || none
 	})
 	if err != nil {
-		return false, false, 0, err
+		return false, false, err
 	}
-	return all, none, rows, nil
+	return all, none, nil
+}
+
+// rowCount is the number of rows a part file's footer gives.
+func rowCount(src string) (int64, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return 0, err
+	}
+	return pf.NumRows(), nil
 }
 
 // scanColumn calls fn with the value of the text column key of every row of
