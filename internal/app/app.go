@@ -26,6 +26,7 @@ import (
 	"empties/stages/exposure"
 	"empties/stages/ingest"
 	"empties/stages/report"
+	"empties/stages/rerun"
 	"empties/stages/rescore"
 	"empties/stages/run"
 	"empties/stages/sample"
@@ -45,6 +46,7 @@ func Commands() []*cli.Command {
 		sample.Command(),
 		rescore.Command(),
 		selectplan.Command(),
+		rerun.Command(),
 		check.Command(),
 		analyze.Command(),
 		decide.Command(),
@@ -76,6 +78,7 @@ The study, stage by stage:
    empties rescore --data data/study --manifest data/study.yaml
    empties check --data data/study
    empties select wide --data data/study --manifest data/study.yaml --out plans/wide
+   empties rerun plans/wide.json --manifest data/study.yaml
    empties analyze --data data/study --manifest data/study.yaml
    empties decide --data data/study --manifest data/study.yaml
    empties report --data data/study --out report/
