@@ -585,7 +585,21 @@ func parseTemplates() (*template.Template, error) {
 		"add":         func(a, b int) int { return a + b },
 		"int64":       func(n int) int64 { return int64(n) },
 		"clip":        clip,
-		"facetArgs":   func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
+		"chars":       func(s string) string { return thousands(int64(utf8.RuneCountInString(s))) },
+		"deref64": func(p *int64) int64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		},
+		"splitMessages": splitMessages,
+		"plural": func(n int, word string) string {
+			if n == 1 {
+				return "1 " + word
+			}
+			return thousands(int64(n)) + " " + word + "s"
+		},
+		"facetArgs": func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
 	}
 	return template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
 }
@@ -636,4 +650,13 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n]) + "…"
+}
+
+// splitMessages folds the earlier messages of a long conversation: the last
+// three are shown.
+func splitMessages(m []messageView) struct{ Early, Late []messageView } {
+	if len(m) <= 6 {
+		return struct{ Early, Late []messageView }{nil, m}
+	}
+	return struct{ Early, Late []messageView }{m[:len(m)-3], m[len(m)-3:]}
 }

@@ -92,7 +92,7 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			return
 		}
 		var bar bytes.Buffer
-		if err := s.tmpl.ExecuteTemplate(&bar, "bar", s.pageData(r, g, "report", "")); err != nil {
+		if err := s.tmpl.ExecuteTemplate(&bar, "reportbar", s.pageData(r, g, "report", "")); err != nil {
 			s.errorPage(w, r, g, http.StatusInternalServerError, err)
 			return
 		}

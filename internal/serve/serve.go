@@ -119,6 +119,16 @@ func (s *Server) Generation() int {
 	return s.cur.Number
 }
 
+// ObjectStats are the GETs the server made of logs in object storage and
+// the bytes they returned.
+func (s *Server) ObjectStats() (requests, bytes int64) {
+	if s.logs.s3 == nil {
+		return 0, 0
+	}
+	st := s.logs.s3.Stats()
+	return st.Requests, st.Bytes
+}
+
 // Close stops the server's watcher, closes its database and removes its
 // scratch folder.
 func (s *Server) Close() error {
