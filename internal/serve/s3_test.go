@@ -30,7 +30,7 @@ func TestSampleFromS3(t *testing.T) {
 	wildLogs := filepath.Join(testutil.WildCorpus(t), "logs")
 	big := "0-ft__inspect-db__2025-04-10T09-09-00+01-00_commonsense-qa_BvqVogcx7wZWDpvRYnci6b.eval"
 	files := map[string]string{
-		"wild/" + big:               filepath.Join(wildLogs, big),
+		"wild/" + big:                 filepath.Join(wildLogs, big),
 		"fx/retry-first-attempt.eval": testutil.Path(t, "testdata", "logs", "retry-first-attempt.eval"),
 		"fx/string-ids.json":          testutil.Path(t, "testdata", "logs", "string-ids.json"),
 	}
