@@ -45,8 +45,9 @@ type genInfo struct {
 }
 
 // openGeneration pins the current generation of the dataset at dir (or takes
-// a folder of tables as it is) and opens its read-only database.
-func openGeneration(ctx context.Context, dir, scratch string) (*generation, error) {
+// a folder of tables as it is), starts writing its report (report, if not
+// nil) and opens its read-only database.
+func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc) (*generation, error) {
 	root, err := store.Current(dir)
 	if err != nil {
 		return nil, err
@@ -61,10 +62,17 @@ func openGeneration(ctx context.Context, dir, scratch string) (*generation, erro
 			g.Number, g.Written = info.Generation, info.Written
 		}
 	}
-	db, err := duck.Open("")
-	if err != nil {
+	fail := func(err error) (*generation, error) {
+		g.report.remove()
 		store.Release(dir, root)
 		return nil, err
+	}
+	if report != nil && store.HasTable(root, "replies") {
+		g.report.start(report, root, scratch, g.Number) // beside the index: the first page is the report
+	}
+	db, err := duck.Open("")
+	if err != nil {
+		return fail(err)
 	}
 	tables, err := duck.CreateViews(ctx, db, root, duck.ReaderViews)
 	for _, t := range tables {
@@ -81,14 +89,18 @@ func openGeneration(ctx context.Context, dir, scratch string) (*generation, erro
 	}
 	if err != nil {
 		db.Close()
-		store.Release(dir, root)
-		return nil, err
+		return fail(err)
 	}
 	g.db = db
-	if _, err := g.cells(ctx, "", ""); err != nil { // the first page's counts
+	if err == nil {
+		err = g.loadLogs(ctx)
+	}
+	if err == nil {
+		_, err = g.cells(ctx, "", "") // the first page's counts
+	}
+	if err != nil {
 		db.Close()
-		store.Release(dir, root)
-		return nil, err
+		return fail(err)
 	}
 	return g, nil
 }

@@ -95,17 +95,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	g, err := openGeneration(ctx, dir, scratch)
+	g, err := openGeneration(ctx, dir, scratch, s.opts.Report)
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	if err := g.loadLogs(ctx); err != nil {
-		g.release(dir)
-		os.RemoveAll(scratch)
-		return nil, err
-	}
-	g.report.start(s.opts.Report, g.root, scratch, g.Number)
 	s.cur, s.newest = g, g.Number
 	s.wg.Add(1)
 	go s.watch()
@@ -177,12 +171,11 @@ func (s *Server) acquire() *generation {
 // switchGeneration opens the dataset's current generation and makes it the
 // one pages show; the previous one closes once its requests are done.
 func (s *Server) switchGeneration(ctx context.Context) error {
-	g, err := openGeneration(ctx, s.dir, s.scratch)
-	if err != nil {
-		return err
+	if n := currentNumber(s.dir); n > 0 && n <= s.Generation() {
+		return nil // nothing newer
 	}
-	if err := g.loadLogs(ctx); err != nil {
-		g.release(s.dir)
+	g, err := openGeneration(ctx, s.dir, s.scratch, s.opts.Report)
+	if err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -191,12 +184,12 @@ func (s *Server) switchGeneration(ctx context.Context) error {
 		s.mu.Unlock()
 		if g.root != old.root {
 			g.release(s.dir)
-		} else {
-			g.db.Close() // the same generation: keep the one open, and its pin
+		} else { // the same generation: keep the one open, and its pin
+			g.db.Close()
+			g.report.remove()
 		}
 		return nil
 	}
-	g.report.start(s.opts.Report, g.root, s.scratch, g.Number)
 	s.cur = g
 	s.newest = max(s.newest, g.Number)
 	s.mu.Unlock()

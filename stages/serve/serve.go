@@ -99,6 +99,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.Port < 0 || opts.Port > 65535 {
 		return cliutil.Usagef("serve: --port %d is not a port (0-65535)", opts.Port)
 	}
+	if _, _, err := net.SplitHostPort(opts.Addr); err == nil {
+		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", opts.Addr)
+	}
 	loopback := iserve.IsLoopback(opts.Addr)
 	sqlOn := loopback
 	if opts.SQL != nil {

@@ -140,6 +140,9 @@ func TestServeErrors(t *testing.T) {
 	if err := serve.Run(context.Background(), serve.Options{}, io.Discard); !errors.As(err, &usage) {
 		t.Errorf("no DIR: %v", err)
 	}
+	if err := serve.Run(context.Background(), serve.Options{Data: "x", Addr: "0.0.0.0:8080"}, io.Discard); !errors.As(err, &usage) || !strings.Contains(err.Error(), "--port") {
+		t.Errorf("an address with a port: %v", err)
+	}
 	if err := serve.Run(context.Background(), serve.Options{Data: t.TempDir(), Addr: "127.0.0.1", Port: 0}, io.Discard); err == nil || !strings.Contains(err.Error(), "no replies table") {
 		t.Errorf("an empty folder: %v", err)
 	}
