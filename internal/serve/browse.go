@@ -77,8 +77,8 @@ var sortKeys = []sortKey{
 
 // defaultOrder is the order without a sort: class in rule order, task,
 // model, log, sample (numbers as numbers), epoch. It is total, so pages
-// neither repeat nor skip rows; the index numbers its rows in it (s_rank),
-// which breaks the ties of every other order.
+// neither repeat nor skip rows; the index holds its rows in it (its rowid is
+// the rank), which breaks the ties of every other order.
 var defaultOrder = []string{"s_class", "f_task", "f_model", "s_log", "s_num", "sample_id", "epoch"}
 
 // filter is what a browser URL asks for.
@@ -254,7 +254,7 @@ func (f filter) where(fs []facet, cs *cellSet) (string, []any) {
 		args = append(args, f.ID)
 	}
 	if cs.search != "" {
-		conds = append(conds, "i.s_rank IN (SELECT s_rank FROM "+cs.search+")")
+		conds = append(conds, "i.rowid IN (SELECT s_rank FROM "+cs.search+")")
 	}
 	if len(conds) == 0 {
 		return "", nil
@@ -274,10 +274,10 @@ func (f filter) orderBy() string {
 			for _, c := range k.cols {
 				parts = append(parts, "i."+c+dir+" NULLS LAST")
 			}
-			return " ORDER BY " + strings.Join(parts, ", ") + ", i.s_rank"
+			return " ORDER BY " + strings.Join(parts, ", ") + ", i.rowid"
 		}
 	}
-	return " ORDER BY i.s_rank" + dir
+	return " ORDER BY i.rowid" + dir
 }
 
 // facetCount is one value of a facet with its count.

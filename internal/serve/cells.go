@@ -88,13 +88,13 @@ func buildCells(ctx context.Context, g *generation, q, id string, n int) (*cellS
 	if q != "" {
 		cs.search = fmt.Sprintf("empties_serve.search_%d", n)
 		pat := "%" + likeEscaper.Replace(q) + "%"
-		_, err := g.db.ExecContext(ctx, "CREATE TABLE "+cs.search+" AS SELECT i.s_rank FROM "+indexTable+" i JOIN (SELECT row_file, row_number FROM "+
+		_, err := g.db.ExecContext(ctx, "CREATE TABLE "+cs.search+" AS SELECT i.rowid AS s_rank FROM "+indexTable+" i JOIN (SELECT row_file, row_number FROM "+
 			repliesAt(g.root)+` WHERE text ILIKE ? ESCAPE '\' OR reasoning_text ILIKE ? ESCAPE '\') t
 			ON i.row_file = CAST(t.row_file AS empties_serve.e_row_file) AND i.row_number = t.row_number`, pat, pat)
 		if err != nil {
 			return nil, fmt.Errorf("text search: %w", err)
 		}
-		conds = append(conds, "i.s_rank IN (SELECT s_rank FROM "+cs.search+")")
+		conds = append(conds, "i.rowid IN (SELECT s_rank FROM "+cs.search+")")
 	}
 	if id != "" {
 		conds = append(conds, "i.sample_id = ?")

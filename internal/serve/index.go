@@ -38,7 +38,8 @@ func classOrder() string {
 }
 
 // buildIndex makes the index of the generation's replies, its rows in the
-// default order and numbered in it (s_rank). Its text columns are ENUMs of
+// default order: a table written from a sorted query keeps its rows in that
+// order (DuckDB preserves insertion order), so its rowid is each row's rank. Its text columns are ENUMs of
 // the values that occur (about 100 bytes a reply in all, a third of
 // VARCHARs), so filters and sorts compare small integers.
 func buildIndex(ctx context.Context, db *sql.DB, root string, tables map[string]bool) error {
@@ -50,18 +51,16 @@ func buildIndex(ctx context.Context, db *sql.DB, root string, tables map[string]
 		return err
 	}
 	fs := activeFacets(tables)
-	inner := []string{"r.sample_id", "r.epoch", "r.row_file", "r.row_number"}
-	outer := []string{"sample_id", "epoch", "CAST(row_file AS empties_serve.e_row_file) AS row_file", "CAST(row_number AS UINTEGER) AS row_number"}
+	// Every column is cast to its small type before the rows are sorted,
+	// so the sort moves little.
+	cols := []string{"r.sample_id", "r.epoch", "CAST(r.row_file AS empties_serve.e_row_file) AS row_file", "CAST(r.row_number AS UINTEGER) AS row_number"}
 	enums := map[string]string{"e_row_file": "r.row_file"}
 	for _, fc := range fs {
-		inner = append(inner, fc.src+" AS "+fc.col())
 		enums["e_"+fc.col()] = fc.src
-		outer = append(outer, "CAST("+fc.col()+" AS empties_serve.e_"+fc.col()+") AS "+fc.col())
+		cols = append(cols, "CAST("+fc.src+" AS empties_serve.e_"+fc.col()+") AS "+fc.col())
 	}
-	inner = append(inner, classOrder()+" AS s_class", "TRY_CAST(r.sample_id AS HUGEINT) AS s_num", "r.text_chars AS s_chars",
-		"r.output_tokens AS s_tokens", "r.failed_attempts + r.placeholders_skipped AS s_attempts", "l.path AS s_log")
-	outer = append(outer, "CAST(s_class AS UTINYINT) AS s_class", "s_num", "s_chars", "s_tokens", "CAST(s_attempts AS UINTEGER) AS s_attempts",
-		"CAST(dense_rank() OVER (ORDER BY s_log) AS UINTEGER) AS s_log")
+	cols = append(cols, "CAST("+classOrder()+" AS UTINYINT) AS s_class", "TRY_CAST(r.sample_id AS HUGEINT) AS s_num", "r.text_chars AS s_chars",
+		"r.output_tokens AS s_tokens", "CAST(r.failed_attempts + r.placeholders_skipped AS UINTEGER) AS s_attempts", "CAST(lo.o AS UINTEGER) AS s_log")
 	// Every ENUM's values in one scan: a grouping set per column.
 	names := slices.Sorted(maps.Keys(enums))
 	var exprs, sets []string
@@ -112,8 +111,9 @@ func buildIndex(ctx context.Context, db *sql.DB, root string, tables map[string]
 	for _, c := range defaultOrder {
 		order = append(order, c+" NULLS LAST")
 	}
-	q := "CREATE TABLE " + indexTable + " AS SELECT " + strings.Join(outer, ", ") + ", CAST(s_rank AS UINTEGER) AS s_rank FROM (SELECT *, row_number() OVER (ORDER BY " +
-		strings.Join(order, ", ") + ") AS s_rank FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + from + ")) ORDER BY s_rank"
+	// s_log numbers the logs by path.
+	logOrder := " JOIN (SELECT log_id, row_number() OVER (ORDER BY path) AS o FROM logs) lo USING (log_id)"
+	q := "CREATE TABLE " + indexTable + " AS SELECT " + strings.Join(cols, ", ") + " FROM " + from + logOrder + " ORDER BY " + strings.Join(order, ", ")
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("indexing the replies: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"empties/internal/classify"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
@@ -245,34 +246,31 @@ func rowKeys(body string) []string {
 func TestBrowserPagesAndSorts(t *testing.T) {
 	dir := wild(t)
 	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
-	want := map[string]bool{}
-	for _, r := range testutil.Query(t, dir, "SELECT log_id || '/' || sample_id || '/' || epoch FROM replies JOIN logs USING (log_id) WHERE set_status = 'counted' AND replies.model = 'openai/gpt-4o-mini'") {
-		want[r[0]] = true
+	// The default order: class in rule order, task, model, log path, sample
+	// id (numbers as numbers), epoch.
+	var order []string
+	for i, c := range classify.Classes() {
+		order = append(order, fmt.Sprintf("WHEN '%s' THEN %d", c, i))
+	}
+	var want []string
+	for _, r := range testutil.Query(t, dir, `SELECT r.log_id || '/' || r.sample_id || '/' || r.epoch FROM replies r JOIN logs l USING (log_id)
+		WHERE l.set_status = 'counted' AND r.model = 'openai/gpt-4o-mini'
+		ORDER BY CASE r.class `+strings.Join(order, " ")+` END, r.task, r.model, l.path, TRY_CAST(r.sample_id AS HUGEINT) NULLS LAST, r.sample_id, r.epoch`) {
+		want = append(want, r[0])
 	}
 	if len(want) < 30 {
 		t.Fatalf("%d replies of the model: too few for paging", len(want))
 	}
-	seen := map[string]bool{}
+	var got []string
 	for p := 1; ; p++ {
 		keys := rowKeys(page(t, hs.URL, fmt.Sprintf("/replies?model=openai/gpt-4o-mini&n=25&page=%d", p)))
 		if len(keys) == 0 {
 			break
 		}
-		for _, k := range keys {
-			if seen[k] {
-				t.Errorf("page %d repeats %s", p, k)
-			}
-			seen[k] = true
-		}
+		got = append(got, keys...)
 	}
-	if len(seen) != len(want) {
-		t.Errorf("the pages hold %d rows, the model has %d replies", len(seen), len(want))
-	}
-	for k := range want {
-		if !seen[k] {
-			t.Errorf("%s is on no page", k)
-			break
-		}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the pages hold %d rows in another order than SQL's default order of the model's %d replies", len(got), len(want))
 	}
 
 	// Sorted by text length, longest first: the page's lengths do not grow.
