@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"empties/internal/guard"
 )
 
 // Options configure a server.
@@ -53,6 +55,7 @@ type Server struct {
 	opts    Options
 	dir     string // Data, absolute
 	scratch string
+	tmp     *guard.Temp // holds scratch
 	tmpl    *template.Template
 	logs    *logCache
 
@@ -82,22 +85,24 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("%s is a file, not a dataset folder", opts.Data)
 	}
 	// Scratch space outside the dataset, for the report page and DuckDB's
-	// spill files; removed by Close.
-	scratch, err := os.MkdirTemp("", "empties-serve-")
+	// spill files: a marked temporary folder of the guard's, removed by
+	// Close, or by the next server if this one is killed.
+	tmp, err := guard.TempDir(os.TempDir(), "empties-serve.")
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, dir: dir, scratch: scratch, logs: newLogCache(8), stop: make(chan struct{})}
+	scratch := tmp.Path
+	s := &Server{opts: opts, dir: dir, scratch: scratch, tmp: tmp, logs: newLogCache(8), stop: make(chan struct{})}
 	if s.opts.Poll <= 0 {
 		s.opts.Poll = 2 * time.Second
 	}
 	if s.tmpl, err = parseTemplates(); err != nil {
-		os.RemoveAll(scratch)
+		tmp.Close()
 		return nil, err
 	}
 	g, err := openGeneration(ctx, dir, scratch, s.opts.Report)
 	if err != nil {
-		os.RemoveAll(scratch)
+		tmp.Close()
 		return nil, err
 	}
 	s.cur, s.newest = g, g.Number
@@ -135,7 +140,7 @@ func (s *Server) Close() error {
 	g.refs.Wait()
 	g.report.remove()
 	s.logs.close()
-	return os.RemoveAll(s.scratch)
+	return s.tmp.Close()
 }
 
 // watch notices a newer generation of the dataset; pages then offer it.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -66,6 +67,17 @@ func writeDataset(t testing.TB, logs, dir string) {
 var scratch string
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as another empties process that ingests
+	// (ingestElsewhere): a server and an ingest are two processes, each
+	// with its own pins and locks.
+	if logs := os.Getenv("EMPTIES_SERVE_TEST_INGEST_LOGS"); logs != "" {
+		err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: os.Getenv("EMPTIES_SERVE_TEST_INGEST_OUT"), Progress: "never"}, io.Discard, io.Discard)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	var err error
 	if scratch, err = os.MkdirTemp("", "empties-serve-test-"); err != nil {
 		panic(err)
@@ -549,12 +561,7 @@ func TestNewerGeneration(t *testing.T) {
 		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", f), filepath.Join(logs, f))
 	}
 	dir := t.TempDir()
-	ctx := context.Background()
-	run := func() {
-		if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := func() { ingestElsewhere(t, logs, dir) }
 	run()
 	s, hs := server(t, serve.Options{Data: dir, Poll: 20 * time.Millisecond})
 	first := s.Generation()
@@ -605,6 +612,17 @@ func TestNewerGeneration(t *testing.T) {
 	run()
 	if _, err := os.Stat(oldRoot); !os.IsNotExist(err) {
 		t.Errorf("the generation the server left is still there (%v): still pinned?", err)
+	}
+}
+
+// ingestElsewhere ingests logs into dir in another process, as a user's
+// ingest beside a running server is.
+func ingestElsewhere(t *testing.T, logs, dir string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "EMPTIES_SERVE_TEST_INGEST_LOGS="+logs, "EMPTIES_SERVE_TEST_INGEST_OUT="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ingest in another process: %v\n%s", err, out)
 	}
 }
 
@@ -662,5 +680,35 @@ func TestReportPage(t *testing.T) {
 	}
 	if code, _ := get(t, nil, hs.URL+"/report/../../../../etc/passwd"); code == 200 {
 		t.Errorf("a path out of the report folder is served")
+	}
+}
+
+// A log rewritten since it was ingested is read and said to have changed; a
+// log gone shows the tables' rows and says why the rest is missing.
+func TestSampleOfAChangedLog(t *testing.T) {
+	logs := t.TempDir()
+	log := filepath.Join(logs, "zstd-basic.eval")
+	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"), log)
+	dir := t.TempDir()
+	writeDataset(t, logs, dir)
+	_, hs := server(t, serve.Options{Data: dir})
+	r := testutil.Query(t, dir, "SELECT log_id, text FROM replies WHERE sample_id = '1'")[0]
+	u := "/sample?" + url.Values{"log": {r[0]}, "id": {"1"}, "epoch": {"1"}}.Encode()
+	if body := page(t, hs.URL, u); strings.Contains(body, `class="warn"`) || strings.Contains(body, `id="log-error"`) {
+		t.Fatalf("the log as ingested is said to be changed or unreadable")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(log, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if body := page(t, hs.URL, u); !strings.Contains(body, "the log file changed since it was ingested") || !strings.Contains(reply(body), htmlEscape(r[1])) {
+		t.Errorf("a touched log: no warning, or no reply")
+	}
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	body := page(t, hs.URL, u)
+	if !strings.Contains(body, `id="log-error"`) || !strings.Contains(body, "no such file") || !strings.Contains(reply(body), htmlEscape(r[1])) {
+		t.Errorf("a log gone: the page does not say so, or lost the table's text:\n%.2500s", body)
 	}
 }
