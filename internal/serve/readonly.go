@@ -176,15 +176,20 @@ func firstWord(q string) string {
 // checkReadOnly is prepareReadOnly's verdict on q, on the driver connection
 // of a (*sql.Conn).Raw.
 func checkReadOnly(dc any, q string) error {
-	c, ok := dc.(*duckdb.Conn)
-	if !ok {
-		return fmt.Errorf("not a DuckDB connection")
-	}
-	s, err := prepareReadOnly(c, q)
+	s, err := prepareOn(dc, q)
 	if err != nil {
 		return err
 	}
 	return s.Close()
+}
+
+// prepareOn is prepareReadOnly on the driver connection of a Raw.
+func prepareOn(dc any, q string) (*duckdb.Stmt, error) {
+	c, ok := dc.(*duckdb.Conn)
+	if !ok {
+		return nil, fmt.Errorf("not a DuckDB connection")
+	}
+	return prepareReadOnly(c, q)
 }
 
 // statementName names a DuckDB statement type for a refusal.
@@ -210,11 +215,7 @@ func statementName(t duckdb.StmtType) string {
 func queryRows(ctx context.Context, conn *sql.Conn, q string, fn func(cols []string, row []driver.Value) bool) ([]string, error) {
 	var cols []string
 	err := conn.Raw(func(dc any) error {
-		c, ok := dc.(*duckdb.Conn)
-		if !ok {
-			return fmt.Errorf("not a DuckDB connection")
-		}
-		s, err := prepareReadOnly(c, q)
+		s, err := prepareOn(dc, q)
 		if err != nil {
 			return err
 		}

@@ -388,18 +388,31 @@ func messageOf(d *evallog.DecodedSample, raw json.RawMessage) (*messageView, err
 	return v, nil
 }
 
-// partsOf reads message content: a string (one text item) or a list.
-func partsOf(d *evallog.DecodedSample, raw json.RawMessage) ([]partView, error) {
+// stringValue reads a raw value that may be a JSON string: its text with
+// attachment refs resolved and ok, or ok false for any other value. absent
+// says the value is missing or null.
+func stringValue(d *evallog.DecodedSample, raw json.RawMessage) (text string, ok, absent bool, err error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
-		return nil, nil
+		return "", false, true, nil
 	case raw[0] == '"':
 		s, err := evallog.DecodeString(raw)
 		if err != nil {
-			return nil, err
+			return "", false, false, err
 		}
-		return []partView{{Type: "text", Text: d.Resolve(s)}}, nil
+		return d.Resolve(s), true, false, nil
+	}
+	return "", false, false, nil
+}
+
+// partsOf reads message content: a string (one text item) or a list.
+func partsOf(d *evallog.DecodedSample, raw json.RawMessage) ([]partView, error) {
+	switch s, ok, absent, err := stringValue(d, raw); {
+	case err != nil || absent:
+		return nil, err
+	case ok:
+		return []partView{{Type: "text", Text: s}}, nil
 	}
 	var items []rawContent
 	if err := decodeRaw(raw, &items); err != nil {
@@ -451,16 +464,11 @@ func mediaNote(s string) string {
 
 // inputOf reads sample.input: a string, or a list of messages.
 func inputOf(d *evallog.DecodedSample, raw json.RawMessage) ([]messageView, error) {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return nil, nil
-	case raw[0] == '"':
-		s, err := evallog.DecodeString(raw)
-		if err != nil {
-			return nil, err
-		}
-		return []messageView{{Role: "user", Parts: []partView{{Type: "text", Text: d.Resolve(s)}}}}, nil
+	switch s, ok, absent, err := stringValue(d, raw); {
+	case err != nil || absent:
+		return nil, err
+	case ok:
+		return []messageView{{Role: "user", Parts: []partView{{Type: "text", Text: s}}}}, nil
 	}
 	var raws []json.RawMessage
 	if err := decodeRaw(raw, &raws); err != nil {
@@ -470,13 +478,8 @@ func inputOf(d *evallog.DecodedSample, raw json.RawMessage) ([]messageView, erro
 }
 
 func targetText(d *evallog.DecodedSample, raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		s, _ := evallog.DecodeString(raw)
-		return d.Resolve(s)
+	if s, ok, absent, _ := stringValue(d, raw); ok || absent {
+		return s
 	}
 	var list []string
 	if decodeRaw(raw, &list) == nil {

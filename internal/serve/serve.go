@@ -207,27 +207,13 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	assets, _ := fs.Sub(assetFS, "assets")
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveReport)
-	})
-	mux.HandleFunc("GET /report/", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveReport)
-	})
-	mux.HandleFunc("GET /replies", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveReplies)
-	})
-	mux.HandleFunc("GET /sample", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveSample)
-	})
-	mux.HandleFunc("GET /sample.json", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveSampleJSON)
-	})
-	mux.HandleFunc("GET /sql", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveSQL)
-	})
-	mux.HandleFunc("GET /sql.csv", func(w http.ResponseWriter, r *http.Request) {
-		s.withGeneration(w, r, s.serveSQLCSV)
-	})
+	// Every page reads the generation it acquired, until it is done.
+	for pattern, page := range map[string]func(http.ResponseWriter, *http.Request, *generation){
+		"GET /{$}": s.serveReport, "GET /report/": s.serveReport, "GET /replies": s.serveReplies,
+		"GET /sample": s.serveSample, "GET /sample.json": s.serveSampleJSON, "GET /sql": s.serveSQL, "GET /sql.csv": s.serveSQLCSV,
+	} {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.withGeneration(w, r, page) })
+	}
 	mux.HandleFunc("POST /switch", s.serveSwitch)
 	return s.guard(mux)
 }

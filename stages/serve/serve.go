@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -59,8 +60,9 @@ func Command() *cli.Command {
    /sql       a read-only SQL box over the dataset's views (paged; CSV export)
 
 The server reads one generation of the dataset, pinned, through a DuckDB that
-cannot write: a concurrent ingest never shows a page mixed rows, and when a
-newer generation appears the pages offer to switch to it. It writes nothing
+cannot write: a page never shows rows of two generations, whatever an ingest
+does meanwhile, and when a newer generation appears the pages offer to switch
+to it. It writes nothing
 into the dataset (its report page and DuckDB's spill files go to a temporary
 folder, removed when it stops) and fetches nothing from the network.
 
@@ -128,7 +130,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 
 	host := opts.Addr
 	if !loopback && (host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified()) {
-		host = "HOST" // every interface: the reader names this machine
+		// Every interface: the reader names this machine.
+		if host, err = os.Hostname(); err != nil || host == "" {
+			host = "HOST"
+		}
 	}
 	url := "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/"
 	if token != "" {
