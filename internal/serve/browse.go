@@ -198,14 +198,6 @@ func (f filter) toggle(key string, val *string) filter {
 	return g
 }
 
-// only returns a copy of f with one facet set to exactly vals.
-func (f filter) only(key string, vals ...*string) filter {
-	g := f.clone()
-	g.sel[key] = vals
-	g.Page = 1
-	return g
-}
-
 func (f filter) clone() filter {
 	g := f
 	g.sel = map[string][]*string{}

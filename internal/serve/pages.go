@@ -40,8 +40,7 @@ func (s *Server) pageData(r *http.Request, g *generation, active, title string) 
 	s.mu.Lock()
 	newest := s.newest
 	s.mu.Unlock()
-	p := &pageData{Title: title, Active: active, Data: s.dir, Gen: g.Number, Written: g.Written, Here: r.URL.RequestURI(), SQL: s.opts.SQL,
-		NonAns: classify.NonAnswerClasses(), Classes: classify.Classes()}
+	p := &pageData{Title: title, Active: active, Data: s.dir, Gen: g.Number, Written: g.Written, Here: r.URL.RequestURI(), SQL: s.opts.SQL}
 	if newest > g.Number {
 		p.Newer = newest
 	}
@@ -103,7 +102,9 @@ type repliesView struct {
 	Chips    []chip
 	Hidden   url.Values // the filter as hidden form fields, but q and id
 	PerPage  []perPageLink
-	CSV      string
+	// Of the rows matching, when the facets say (their own filter unset):
+	NonAnswers, NoReply int64
+	Shares              bool
 }
 
 type chip struct{ Label, Href string }
@@ -147,6 +148,20 @@ func (s *Server) serveReplies(w http.ResponseWriter, r *http.Request, g *generat
 		return "/replies"
 	}
 	v := &repliesView{Filter: f, Total: res.Total}
+	if len(f.sel["non_answer"]) == 0 && len(f.sel["class"]) == 0 && res.Total > 0 {
+		// Both facets are counted under exactly the page's filters.
+		v.Shares = true
+		for _, c := range res.Facets["non_answer"] {
+			if c.Value != nil && *c.Value == "true" {
+				v.NonAnswers = c.Count
+			}
+		}
+		for _, c := range res.Facets["class"] {
+			if c.Value != nil && !classify.IsReply(*c.Value) {
+				v.NoReply += c.Count
+			}
+		}
+	}
 	v.Pages = max(1, (res.Total+int64(f.PerPage)-1)/int64(f.PerPage))
 	v.From = int64((f.Page-1)*f.PerPage) + 1
 	v.To = v.From + int64(len(res.Rows)) - 1
@@ -571,21 +586,17 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 // parseTemplates reads the embedded templates.
 func parseTemplates() (*template.Template, error) {
 	funcs := template.FuncMap{
-		"thousands": thousands,
+		"thousands":  thousands,
+		"fold":       fold,
+		"deref":      deref,
+		"classColor": classColor,
+		"add":        func(a, b int) int { return a + b },
+		"int64":      func(n int) int64 { return int64(n) },
+		"clip":       clip,
 		"pct": func(a, b int64) string {
-			if b == 0 {
-				return "–"
-			}
-			return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 1, 64) + "%"
+			return strconv.FormatFloat(100*float64(a)/float64(max(b, 1)), 'f', 1, 64) + "%"
 		},
-		"fold":        fold,
-		"isNonAnswer": func(c string) bool { return slices.Contains(classify.NonAnswerClasses(), c) },
-		"deref":       deref,
-		"classColor":  classColor,
-		"add":         func(a, b int) int { return a + b },
-		"int64":       func(n int) int64 { return int64(n) },
-		"clip":        clip,
-		"chars":       func(s string) string { return thousands(int64(utf8.RuneCountInString(s))) },
+		"chars": func(s string) string { return thousands(int64(utf8.RuneCountInString(s))) },
 		"deref64": func(p *int64) int64 {
 			if p == nil {
 				return 0

@@ -237,8 +237,15 @@ func TestBrowserCountsMatchSQL(t *testing.T) {
 			}
 		})
 	}
+	// The summary's non-answers and replies with none, under a filter.
+	body := page(t, hs.URL, "/replies?model=openai/gpt-4o-mini")
+	want := testutil.Query(t, dir, `SELECT count(*) FILTER (r.non_answer), count(*) FILTER (r.class IN ('error', 'no_choices')) FROM replies r JOIN logs l USING (log_id)
+		WHERE l.set_status = 'counted' AND r.model = 'openai/gpt-4o-mini'`)[0]
+	if m := regexp.MustCompile(`replies match: ([0-9,]+) non-answers \([0-9.]+%\), ([0-9,]+) with no reply`).FindStringSubmatch(body); m == nil || m[1] != want[0] || m[2] != want[1] {
+		t.Errorf("the summary says %v, SQL counts %v non-answers and %v with no reply", m, want[0], want[1])
+	}
 	// A chosen facet keeps its other values, counted without it.
-	body := page(t, hs.URL, "/replies?class=tool_only")
+	body = page(t, hs.URL, "/replies?class=tool_only")
 	sameCounts(t, "the chosen facet class", facetCounts(t, body, "class"), sqlCounts(t, dir, "r.class", counted))
 }
 
