@@ -639,16 +639,9 @@ func fold(s string) folded {
 	return folded{Head: s, Chars: n}
 }
 
-// classColor is the class's colour on every page (Okabe-Ito and Tol's muted
-// palettes: distinguishable for colour-blind readers; neighbours in the rule
-// order differ).
+// classColor is the class's colour on every page, the report's too.
 func classColor(class string) string {
-	colors := map[string]string{
-		"error": "#882255", "no_choices": "#AA4499", "filtered": "#D55E00", "refusal_flag": "#E69F00",
-		"error_text": "#CC6677", "truncated_empty": "#0072B2", "tool_only": "#56B4E9", "reasoning_only": "#009E73",
-		"silent": "#332288", "truncated_text": "#999933", "answer": "#BBBBBB",
-	}
-	if c, ok := colors[class]; ok {
+	if c, ok := classify.Colors[class]; ok {
 		return c
 	}
 	return "#777777"

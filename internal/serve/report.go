@@ -97,6 +97,10 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			return
 		}
 		page = injectBar(page, bar.Bytes())
+		// The page brings its own policy (its scripts by hash, in a meta
+		// element); the server's, which allows no inline script, would
+		// stop them: only what a meta element cannot say is kept.
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'; form-action 'self'")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(page)
 		return

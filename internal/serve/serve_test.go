@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"empties/internal/classify"
+	"empties/internal/duck"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
@@ -90,9 +91,18 @@ func TestMain(m *testing.M) {
 func fixtures(t testing.TB) string { return dataset(t, testutil.Path(t, "testdata", "logs")) }
 func wild(t testing.TB) string     { return dataset(t, filepath.Join(testutil.WildCorpus(t), "logs")) }
 
-// writeReport is the report stage's page, as stages/serve passes it.
+// writeReport is the report stage's page, as stages/serve writes it.
 func writeReport(ctx context.Context, root, out string) error {
-	return report.Run(ctx, report.Options{Data: root, Out: out}, io.Discard)
+	db, present, err := duck.OpenDataset(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	_, err = report.Build(ctx, db, present, out)
+	return err
 }
 
 // server starts a server over dir behind an httptest server.

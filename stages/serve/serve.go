@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/duck"
 	iserve "empties/internal/serve"
 	"empties/stages/report"
 )
@@ -171,8 +172,19 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	return nil
 }
 
-// writeReport writes the report page of a generation's tables, with the
-// report stage's own code.
+// writeReport writes the report page of a generation's tables with the
+// report stage's own code (report.Build) into the new folder out, of the
+// server's scratch, through a database of its own: the server's cannot
+// write.
 func writeReport(ctx context.Context, root, out string) error {
-	return report.Run(ctx, report.Options{Data: root, Out: out}, io.Discard)
+	db, present, err := duck.OpenDataset(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	_, err = report.Build(ctx, db, present, out)
+	return err
 }
