@@ -109,6 +109,7 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
+	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 
 demo-logs: pypkg build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties

@@ -1,11 +1,18 @@
-// JSON-valued columns are VARCHAR holding JSON text, not DuckDB's JSON type:
-// Python writes NaN/Infinity literals that duckdb-go cannot scan out of a
-// JSON column, while DuckDB's json functions read the text all the same.
-//
 // Package schema declares every table empties writes: one Go struct per
 // table, whose parquet tags fix the column names and types and whose doc tags
 // are the column documentation that `empties schema` prints. Nothing about a
 // table's shape is inferred from the data that arrives.
+//
+// A JSON-valued column (task_args, results, scores.value_json, ...) is JSON
+// in the views every reader shares (DuckDB's JSON type, whose functions
+// also read the NaN/Infinity literals Python writes); its tag says
+// sql:"JSON". In the Parquet files it carries the JSON logical type where
+// the writer can put it, on required columns (parquet:"...,json");
+// parquet-go v0.32 writes NULL for every value of an optional JSON column
+// (TestOptionalJSONColumnsStayStrings), so those are plain UTF-8 strings
+// holding JSON text. duckdb-go scans a JSON value with encoding/json (an
+// error on NaN, a Go map otherwise), so Go readers take the text:
+// duck.Rows casts JSON columns to VARCHAR.
 package schema
 
 import (
@@ -15,7 +22,7 @@ import (
 )
 
 // Version of the table layout; bump it when a column changes meaning or type.
-const Version = 1
+const Version = 2
 
 // Table describes one table.
 type Table struct {
@@ -27,8 +34,11 @@ type Table struct {
 
 // Column is one column of a table.
 type Column struct {
-	Name     string
-	Type     string
+	Name string
+	Type string // the type in the views every reader shares
+	// Stored is the type DuckDB reads from the Parquet files, which is Type
+	// but for a JSON column written as a plain string (VARCHAR).
+	Stored   string
 	Nullable bool
 	Doc      string
 }
@@ -76,6 +86,7 @@ func (t Table) Columns() []Column {
 		f := rt.Field(i)
 		tag := strings.Split(f.Tag.Get("parquet"), ",")
 		c := Column{Name: tag[0], Doc: f.Tag.Get("doc")}
+		sqlTag := f.Tag.Get("sql")
 		typ := f.Type
 		for _, opt := range tag[1:] {
 			if opt == "optional" {
@@ -86,6 +97,10 @@ func (t Table) Columns() []Column {
 			typ = typ.Elem()
 		}
 		c.Type = sqlType(typ, tag[1:])
+		c.Stored = c.Type
+		if sqlTag != "" {
+			c.Type = sqlTag
+		}
 		cols = append(cols, c)
 	}
 	return cols
@@ -96,6 +111,8 @@ func sqlType(t reflect.Type, opts []string) string {
 		switch {
 		case strings.HasPrefix(o, "timestamp"):
 			return "TIMESTAMP WITH TIME ZONE"
+		case o == "json":
+			return "JSON"
 		}
 	}
 	switch t.Kind() {

@@ -16,19 +16,19 @@ type Log struct {
 	TaskID       string   `parquet:"task_id,optional" doc:"task id within the run"`
 	Task         string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
 	TaskVersion  *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
-	TaskArgs     *string  `parquet:"task_args,optional" doc:"task arguments (JSON)"`
+	TaskArgs     *string  `parquet:"task_args,optional" sql:"JSON" doc:"task arguments (JSON)"`
 	Model        string   `parquet:"model" doc:"model under test, provider/model"`
-	ModelRoles   *string  `parquet:"model_roles,optional" doc:"model roles, role → {model, config, ...} (JSON)"`
-	ModelArgs    *string  `parquet:"model_args,optional" doc:"model arguments (JSON)"`
-	GenConfig    *string  `parquet:"generate_config,optional" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
-	TaskConfig   *string  `parquet:"task_generate_config,optional" doc:"the task-level generate config: plan.config (JSON)"`
-	EvalConfig   *string  `parquet:"eval_config,optional" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
+	ModelRoles   *string  `parquet:"model_roles,optional" sql:"JSON" doc:"model roles, role → {model, config, ...} (JSON)"`
+	ModelArgs    *string  `parquet:"model_args,optional" sql:"JSON" doc:"model arguments (JSON)"`
+	GenConfig    *string  `parquet:"generate_config,optional" sql:"JSON" doc:"the eval's generate config for the model under test: eval.model_generate_config (JSON)"`
+	TaskConfig   *string  `parquet:"task_generate_config,optional" sql:"JSON" doc:"the task-level generate config: plan.config (JSON)"`
+	EvalConfig   *string  `parquet:"eval_config,optional" sql:"JSON" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
 	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
 	InspectAI    string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
 	Created      *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
 	Tags         []string `parquet:"tags,list" doc:"eval tags"`
-	Metadata     *string  `parquet:"metadata,optional" doc:"eval metadata (JSON)"`
-	Results      *string  `parquet:"results,optional" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
+	Metadata     *string  `parquet:"metadata,optional" sql:"JSON" doc:"eval metadata (JSON)"`
+	Results      *string  `parquet:"results,optional" sql:"JSON" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
 	DatasetName  string   `parquet:"dataset_name,optional" doc:"dataset name"`
 	DatasetSize  *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
 	SampleCount  int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
@@ -97,9 +97,13 @@ type Reply struct {
 	CacheWriteTokens  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
 	SampleError       *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
 	SampleLimit       *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
+	StartedAt         *int64   `parquet:"started_at,optional,timestamp(microsecond)" doc:"EvalSample.started_at: when the sample started (UTC; inspect_ai 0.3.1xx+, null before)"`
+	CompletedAt       *int64   `parquet:"completed_at,optional,timestamp(microsecond)" doc:"EvalSample.completed_at: when the sample completed (UTC)"`
+	TotalTime         *float64 `parquet:"total_time,optional" doc:"EvalSample.total_time: seconds from start to end of the sample (inspect_ai 0.3.70+)"`
+	WorkingTime       *float64 `parquet:"working_time,optional" doc:"EvalSample.working_time: seconds the sample spent working, waits for rate limits and shared resources excluded"`
 	MUTCalls          int64    `parquet:"mut_calls" doc:"model events of the model under test in the sample, every attempt and placeholder included"`
 	JudgeCalls        int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
-	SampleMetadata    *string  `parquet:"sample_metadata,optional" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
+	SampleMetadata    *string  `parquet:"sample_metadata,optional" sql:"JSON" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
 	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
 	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins)"`
@@ -113,7 +117,7 @@ type Score struct {
 	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
 	Epoch       int64    `parquet:"epoch" doc:"epoch"`
 	Scorer      string   `parquet:"scorer" doc:"score key (the scorer's registry name, made unique)"`
-	ValueJSON   string   `parquet:"value_json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
+	ValueJSON   string   `parquet:"value_json,json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
 	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float: C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numbers and numeric strings as themselves (NaN kept), 0 for other strings, lists and dicts (as inspect_ai, after its warning); NaN for null"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when it is a scalar"`
@@ -121,7 +125,7 @@ type Score struct {
 	Reason      *string  `parquet:"reason,optional" doc:"Score.reason (inspect_ai 0.3.28x+): why the score is what it is, e.g. grade_parse_failure, no_response"`
 	Answer      *string  `parquet:"answer,optional" doc:"Score.answer"`
 	Explanation *string  `parquet:"explanation,optional" doc:"Score.explanation"`
-	Metadata    *string  `parquet:"metadata,optional" doc:"Score.metadata (JSON)"`
+	Metadata    *string  `parquet:"metadata,optional" sql:"JSON" doc:"Score.metadata (JSON)"`
 }
 
 // ModelCall is a row of the model_calls table.
@@ -145,7 +149,7 @@ type ModelCall struct {
 	Refusal        bool     `parquet:"refusal" doc:"some text item has refusal=true"`
 	ReasoningChars int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning"`
 	ToolCallCount  int64    `parquet:"tool_call_count" doc:"tool calls in the output"`
-	ToolsOffered   int64    `parquet:"tools_offered" doc:"number of tools offered to the call"`
+	ToolsOfferedN  int64    `parquet:"tools_offered_count" doc:"number of tools offered to the call (its event's tools list); replies.tools_offered says whether the reply's call had any"`
 	InputMessages  int64    `parquet:"input_messages" doc:"messages sent (after expanding event pools)"`
 	PromptText     *string  `parquet:"prompt_text,optional" doc:"text of the last user message sent: for judge calls (what the judge was asked) and for the call whose output is the reply (is_reply: the prompt the reply answers); null for other calls"`
 	InputTokens    *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens"`
@@ -156,7 +160,7 @@ type ModelCall struct {
 	MaxTokens      *int64   `parquet:"max_tokens,optional" doc:"max_tokens in the call's config"`
 	Temperature    *float64 `parquet:"temperature,optional" doc:"temperature in the call's config (null = provider default)"`
 	Cache          *string  `parquet:"cache,optional" doc:"read (served from inspect's local cache, not billed) or write"`
-	Timestamp      *string  `parquet:"timestamp,optional" doc:"event start time as logged (ISO 8601)"`
+	Timestamp      *int64   `parquet:"timestamp,optional,timestamp(microsecond)" doc:"when the event started (UTC; a naive time in the log is UTC, as inspect_ai reads it); null when the log has none or it does not parse"`
 	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
 	JudgeClass     *string  `parquet:"judge_class,optional" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
 }
@@ -192,7 +196,7 @@ type PolicyScore struct {
 	Policy      string   `parquet:"policy" doc:"P0 (the eval's own logged score), P1 (non-answers get the failure value), P2 (non-answers unscored), P3 (class-aware)"`
 	Class       string   `parquet:"class" doc:"reply class"`
 	Rerouted    bool     `parquet:"rerouted" doc:"the policy replaced the logged score for this reply"`
-	ValueJSON   string   `parquet:"value_json" doc:"the value under the policy, JSON in the eval's own shape (NaN = unscored)"`
+	ValueJSON   string   `parquet:"value_json,json" doc:"the value under the policy, JSON in the eval's own shape (NaN = unscored)"`
 	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"value_to_float of the value"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when scalar"`
@@ -243,7 +247,7 @@ type JudgeVerdict struct {
 	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"judge max_tokens"`
 	JudgeText    string   `parquet:"judge_text" doc:"the judge's output text"`
 	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's reply"`
-	VerdictJSON  string   `parquet:"verdict_json" doc:"the score value the verdict produced"`
+	VerdictJSON  string   `parquet:"verdict_json,json" doc:"the score value the verdict produced (JSON)"`
 	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
 	ReplyClass   string   `parquet:"reply_class" doc:"class of the reply the judge graded"`
 	ReplyNonAns  bool     `parquet:"reply_non_answer" doc:"the graded reply is a non-answer"`
@@ -338,7 +342,7 @@ type JudgeTest struct {
 	Form         string   `parquet:"form" doc:"the non-answer form substituted for the response"`
 	SampleID     string   `parquet:"sample_id" doc:"the original sample"`
 	Repeat       int64    `parquet:"repeat" doc:"repeat number, from 1"`
-	VerdictJSON  string   `parquet:"verdict_json" doc:"the score the judge's verdict produced"`
+	VerdictJSON  string   `parquet:"verdict_json,json" doc:"the score the judge's verdict produced (JSON)"`
 	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
 	Passed       *bool    `parquet:"passed,optional" doc:"a passing verdict on a non-answer (seed section 5, profile judge.pass); null when unscored"`
 	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's own reply"`

@@ -17,7 +17,7 @@ cells AS (
 ),
 verdicts AS (
   SELECT
-    eval, judge_model, form, verdict_json AS verdict,
+    eval, judge_model, form, verdict_json::VARCHAR AS verdict, -- its JSON text
     count(*) AS n_verdicts,
     count(*) FILTER (WHERE passed) AS n_passed,
     sum(case_weight) AS x_cases

@@ -11,9 +11,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
+	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
@@ -106,11 +108,21 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 	// and returns the same error, which would be printed twice; with it, a
 	// flag or argument mistake comes back typed, as a UsageError.
 	typedUsageErrors(cmd)
-	err := cmd.Run(ctx, args)
+	err := unknownCommand(cmd, args)
+	if err == nil {
+		err = cmd.Run(ctx, args)
+	}
 	if err == nil {
 		return 0
 	}
 	code, msg := exitCode(err), err.Error()
+	// A stage stopped by an interrupt fails with whatever error the work in
+	// flight returned (DuckDB's "INTERRUPT Error: Interrupted!", a read cut
+	// short), not always one wrapping context.Canceled: once the context is
+	// cancelled, any failure is the interrupt.
+	if ctx.Err() != nil {
+		code = 130
+	}
 	if code == 130 {
 		msg = "interrupted"
 	}
@@ -123,13 +135,54 @@ func Main(ctx context.Context, cmd *cli.Command, args []string, stdout, stderr i
 	return code
 }
 
+// unknownCommand refuses a first argument that names no command of cmd
+// (also after help), listing the commands; the library would say "No help
+// topic" with exit code 3.
+func unknownCommand(cmd *cli.Command, args []string) error {
+	if len(cmd.Commands) == 0 || cmd.Action != nil {
+		return nil
+	}
+	var names []string
+	known := func(name string) bool {
+		for _, c := range cmd.Commands {
+			if c.HasName(name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range cmd.Commands {
+		if !c.Hidden && c.Name != "help" {
+			names = append(names, c.Name)
+		}
+	}
+	rest := args[min(1, len(args)):]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if (a == "help" || a == "h") && i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") {
+			a = rest[i+1]
+		}
+		if known(a) || a == "help" || a == "h" {
+			return nil
+		}
+		return cliutil.Usagef("unknown command %q; the commands are %s (%s --help says what each does)", a, strings.Join(names, ", "), cmd.Name)
+	}
+	return nil
+}
+
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
 	var usage *cliutil.UsageError
 	var partial *cliutil.PartialError
 	var library cli.ExitCoder
+	var db *duckdb.Error
 	switch {
 	case errors.Is(err, context.Canceled):
+		return 130
+	case errors.As(err, &db) && db.Type == duckdb.ErrorTypeInterrupt:
 		return 130
 	case errors.As(err, &usage):
 		return 2

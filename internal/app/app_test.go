@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
@@ -35,6 +36,9 @@ func TestExitCodes(t *testing.T) {
 		{"a wrapped usage error", fmt.Errorf("wrapped: %w", cliutil.Usagef("decide: no tables")), []string{"stage", "--data", "d"}, 2, "decide: no tables"},
 		{"some inputs failed", &cliutil.PartialError{Msg: "2 of 5 files failed"}, []string{"stage", "--data", "d"}, 1, "2 of 5 files failed"},
 		{"interrupted", fmt.Errorf("ingest: %w", context.Canceled), []string{"stage", "--data", "d"}, 130, "interrupted"},
+		{"interrupted inside DuckDB", fmt.Errorf("sql/x.sql: %w", &duckdb.Error{Type: duckdb.ErrorTypeInterrupt, Msg: "INTERRUPT Error: Interrupted!"}), []string{"stage", "--data", "d"}, 130, "interrupted"},
+		{"an unknown command", nil, []string{"frobnicate"}, 2, `unknown command "frobnicate"; the commands are stage`},
+		{"help on an unknown command", nil, []string{"help", "frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"a required flag missing", nil, []string{"stage"}, 2, "Required flag"},
 		{"an unknown flag", nil, []string{"stage", "--data", "d", "--nope"}, 2, "flag provided but not defined"},
 	} {
@@ -55,6 +59,25 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// Once the context is cancelled (the first SIGINT), a stage that fails
+// exits 130 "interrupted" whatever its error says: the work in flight
+// fails with errors of its own (analyze's queries gave "sql/x.sql:
+// INTERRUPT Error: Interrupted!", exit 1, in 6 of 12 tries).
+func TestInterruptedIs130WhateverTheError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	root := &cli.Command{Name: "empties", Commands: []*cli.Command{{
+		Name: "analyze",
+		Action: func(context.Context, *cli.Command) error {
+			cancel() // the signal arrives while a query runs
+			return errors.New("sql/x.sql: INTERRUPT Error: Interrupted!")
+		},
+	}}}
+	var stdout, stderr bytes.Buffer
+	if code := Main(ctx, root, []string{"empties", "analyze"}, &stdout, &stderr); code != 130 || stderr.String() != "empties: interrupted\n" {
+		t.Errorf("exit %d, stderr %q, want 130 and interrupted", code, stderr.String())
+	}
+}
+
 // The real command line: the library's own errors are usage errors (2, never
 // its 3), printed once.
 func TestRootUsageErrors(t *testing.T) {
@@ -64,6 +87,7 @@ func TestRootUsageErrors(t *testing.T) {
 	}{
 		{[]string{"decide"}, `Required flags "data, manifest" not set`},
 		{[]string{"help", "nosuch"}, "nosuch"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"; the commands are ingest, classify, sample`},
 		{[]string{"schema", "--format", "yaml"}, "--format must be text, markdown or json"},
 		{[]string{"ingest", "--no-such-flag", "x"}, "flag provided but not defined"},
 	} {
@@ -87,7 +111,7 @@ func TestStageBinaryPrefix(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a stage's usage error", []string{"empties-analyze", "--data", dir}, "empties: analyze: " + dir + " has no replies table"},
+		{"a stage's usage error", []string{"empties-analyze", "--data", dir}, "empties: analyze: " + dir + " is not an empties dataset"},
 		{"the library's usage error", []string{"empties-analyze"}, `empties: Required flag "data" not set`},
 	} {
 		var stdout, stderr bytes.Buffer

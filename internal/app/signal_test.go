@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,13 +21,29 @@ import (
 // buildEmpties builds the empties binary once per test run.
 func buildEmpties(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "empties")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/empties")
-	cmd.Dir = testutil.RepoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "empties-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "empties")
+		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/empties")
+		cmd.Dir = testutil.RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
 }
 
 // generationOf returns the current generation's folder and a digest of its

@@ -88,8 +88,11 @@ func ReadParquet(root, table string) string {
 func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Rows runs a query and returns its columns and every row's values as
-// scanned (nil for NULL).
-func Rows(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, [][]any, error) {
+// scanned (nil for NULL). A JSON column comes back as its text: duckdb-go
+// would decode it with encoding/json, which fails on the NaN literals
+// Python writes and turns objects into unordered maps, so a result with a
+// JSON column is read again with those columns cast to VARCHAR.
+func Rows(ctx context.Context, db Querier, q string, args ...any) ([]string, [][]any, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, err
@@ -98,6 +101,24 @@ func Rows(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, [][
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, nil, err
+	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, nil, err
+	}
+	var casts []string
+	for i, t := range types {
+		if t.DatabaseTypeName() == "JSON" {
+			casts = append(casts, fmt.Sprintf("CAST(%s AS VARCHAR) AS %s", Ident(cols[i]), Ident(cols[i])))
+		}
+	}
+	if len(casts) > 0 {
+		rows.Close()
+		rows, err = db.QueryContext(ctx, "SELECT * REPLACE ("+strings.Join(casts, ", ")+") FROM ("+q+"\n) AS empties_json", args...)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer rows.Close()
 	}
 	var out [][]any
 	for rows.Next() {

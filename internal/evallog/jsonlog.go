@@ -23,8 +23,15 @@ func (l *Log) openJSON() error {
 	if err := l.scanJSON(s); err != nil {
 		return err
 	}
-	if _, err := io.CopyBuffer(h, file, s.buf[:cap(s.buf)]); err != nil { // what follows the log's object
-		return err
+	// Only space may follow the log's object: pydantic's from_json refuses
+	// anything else ("trailing characters"), NUL bytes included.
+	rest := &onlySpace{}
+	s.pos++ // the object's '}', which scanJSON peeked at
+	if _, err := rest.Write(s.buf[s.pos:]); err != nil {
+		return fmt.Errorf("at byte %d, after the log's object: %w", s.offset(), err)
+	}
+	if _, err := io.CopyBuffer(io.MultiWriter(h, rest), file, s.buf[:cap(s.buf)]); err != nil { // what follows the log's object
+		return fmt.Errorf("after the log's object: %w", err)
 	}
 	l.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return nil
@@ -87,6 +94,9 @@ func (l *Log) scanJSON(s *scanner) error {
 	doc, _ := lastKeyWins(header.Bytes())
 	if _, err := unmarshal(doc, &l.Header); err != nil {
 		return fmt.Errorf("header: %w", describeJSONError(doc, err))
+	}
+	if err := checkHeader(doc, &l.Header, false); err != nil {
+		return fmt.Errorf("header: %w", err)
 	}
 	l.HeaderSource = HeaderFromJSON
 	return nil
@@ -385,3 +395,15 @@ func quoteOrBackslash(b []byte) int {
 }
 
 const quoteWindow = 64 << 10
+
+// onlySpace is a writer that fails on a byte that is not JSON space.
+type onlySpace struct{}
+
+func (onlySpace) Write(b []byte) (int, error) {
+	for i, c := range b {
+		if !isSpace(c) {
+			return i, fmt.Errorf("%q where only space may follow the log's object (inspect_ai refuses trailing characters)", c)
+		}
+	}
+	return len(b), nil
+}

@@ -23,7 +23,7 @@ func TestOpenJSONAnyKeyOrder(t *testing.T) {
 	body := "\xef\xbb\xbf" + `{"samples": [{"id": "a", "epoch": 1, "metadata": {"t": "}{ \"]"}},
 	  {"id": 2, "epoch": 1}], "reductions": [{"scorer": "x", "samples": []}],
 	  "status": "success", "version": 2, "results": {"scores": [{"name": "s", "metrics": {"m": {"value": NaN}}}]},
-	  "eval": {"task": "t", "model": "m/x", "created": "2025-01-01T00:00:00+00:00"}}`
+	  "eval": {"task": "t", "model": "m/x", "created": "2025-01-01T00:00:00+00:00", "dataset": {}, "config": {}}}`
 	l, err := Open(writeTemp(t, "log.json", body))
 	if err != nil {
 		t.Fatal(err)

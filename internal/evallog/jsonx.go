@@ -192,8 +192,10 @@ func (f Float) Ptr() *float64 {
 	return &v
 }
 
-// Int is an integer that also accepts null and integral floats (12.0), and
-// saturates instead of failing on values beyond int64.
+// Int is an int read as pydantic reads one (pyInt): null is absent; an
+// integer, a float without a fraction (12.0), a bool or a string of one
+// ("12") is its value, one beyond int64 saturates; a fraction, NaN or other
+// text is an error, as pydantic refuses them.
 type Int struct {
 	V     int64
 	Valid bool
@@ -201,37 +203,14 @@ type Int struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (n *Int) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || string(b) == "null" {
-		*n = Int{}
-		return nil
-	}
-	if b[0] == '"' {
-		var f Float
-		if err := f.UnmarshalJSON(b); err != nil {
-			return err
-		}
-		if !f.Valid || math.IsNaN(f.V) {
-			*n = Int{}
-			return nil
-		}
-		b = []byte(strconv.FormatFloat(f.V, 'f', -1, 64))
-	}
-	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
-		*n = Int{v, true}
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return err
-	}
+	v, null, ok := pyInt(b)
 	switch {
-	case v >= math.MaxInt64:
-		*n = Int{math.MaxInt64, true}
-	case v <= math.MinInt64:
-		*n = Int{math.MinInt64, true}
+	case !ok:
+		return fmt.Errorf("not an int: %.40s", bytes.TrimSpace(b))
+	case null:
+		*n = Int{}
 	default:
-		*n = Int{int64(v), true}
+		*n = Int{v, true}
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func TestCompressedSizeBeyondTheFileRefused(t *testing.T) {
 // reading it into memory.
 func TestJSONValuesBeyondTheCapRefused(t *testing.T) {
 	pad := strings.Repeat("x", 3<<20)
-	sampleDoc := `{"version": 2, "status": "success", "eval": {"task": "t", "model": "m/x"}, "samples": [` +
+	sampleDoc := `{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "m/x"}, "samples": [` +
 		`{"id": 1, "epoch": 1}, {"id": 2, "epoch": 1, "pad": "` + pad + `"}]}`
 	l, err := OpenLimited(writeLog(t, "s.json", []byte(sampleDoc)), Limits{MaxMember: 2 << 20})
 	if err != nil {
@@ -206,7 +206,7 @@ func TestJSONValuesBeyondTheCapRefused(t *testing.T) {
 		t.Fatalf("big sample %s: %v", l.Samples[1].Member, rerr)
 	}
 
-	headerDoc := `{"version": 2, "status": "success", "eval": {"task": "t", "model": "m/x"}, "metadata": {"pad": "` + pad + `"}, "samples": []}`
+	headerDoc := `{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "m/x"}, "metadata": {"pad": "` + pad + `"}, "samples": []}`
 	_, err = OpenLimited(writeLog(t, "h.json", []byte(headerDoc)), Limits{MaxMember: 2 << 20})
 	if err == nil || !strings.Contains(err.Error(), "metadata: a value of more than the cap") {
 		t.Fatalf("big header value: %v", err)

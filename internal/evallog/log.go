@@ -328,14 +328,14 @@ func (l *Log) openZip() error {
 	}
 
 	if zf := last["header.json"]; zf != nil {
-		if err := l.readMemberInto(zf, &l.Header); err != nil {
+		if err := l.readHeader(zf, false); err != nil {
 			return fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		l.HeaderSource = HeaderFromHeader
 	} else if zf := last["_journal/start.json"]; zf != nil {
 		// A running or killed log: synthesise the header like inspect_ai
 		// does, with status "started" and no results (§1.2).
-		if err := l.readMemberInto(zf, &l.Header); err != nil {
+		if err := l.readHeader(zf, true); err != nil {
 			return fmt.Errorf("%s: %w", zf.Name, err)
 		}
 		l.Header.Status = "started"
@@ -581,6 +581,20 @@ var compressedBuffers = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledCompressed = 16 << 20
 
 // readMemberInto decodes a whole member into v.
+// readHeader reads the header member zf into l.Header and checks its
+// shape (checkHeader).
+func (l *Log) readHeader(zf *zip.File, journal bool) error {
+	b, err := appendMember(nil, zf, l.maxMember, l.Size)
+	if err != nil {
+		return err
+	}
+	b, _ = lastKeyWins(b)
+	if _, err := unmarshal(b, &l.Header); err != nil {
+		return describeJSONError(b, err)
+	}
+	return checkHeader(b, &l.Header, journal)
+}
+
 func (l *Log) readMemberInto(zf *zip.File, v any) error {
 	b, err := appendMember(nil, zf, l.maxMember, l.Size)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // without a member is reported, except in a log written with log_samples off.
 func TestSampleMembers(t *testing.T) {
 	sample := func(id string) string { return fmt.Sprintf(`{"id": %q, "epoch": 1}`, id) }
-	header := `{"version": 2, "status": "success", "eval": {"task": "t", "model": "m/x"}}`
+	header := `{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "m/x"}}`
 	cases := []struct {
 		name    string
 		members [][2]string // name, body, in order
@@ -59,7 +59,7 @@ func TestSampleMembers(t *testing.T) {
 			samples: "samples/1_epoch_1.json", ids: "1",
 			missing: "samples/5_epoch_1.json@_journal/summaries/2.json", summ: 2},
 		{name: "log_samples off: summaries without samples on purpose",
-			members: [][2]string{{"header.json", `{"version": 2, "status": "success", "eval": {"task": "t", "model": "m/x", "config": {"log_samples": false}}}`},
+			members: [][2]string{{"header.json", `{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "task": "t", "model": "m/x", "config": {"log_samples": false}}}`},
 				{"summaries.json", `[{"id": 1, "epoch": 1}]`}},
 			summ: 1},
 	}

@@ -129,13 +129,13 @@ func TestRepeatedKeysLastWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, kind := d.IDString(); id != "z" || kind != "str" || d.Epoch != 2 {
-		t.Errorf("id %s (%s) epoch %d, want z (str) 2", id, kind, d.Epoch)
+	if id, kind := d.IDString(); id != "z" || kind != "str" || d.Epoch.V != 2 {
+		t.Errorf("id %s (%s) epoch %d, want z (str) 2", id, kind, d.Epoch.V)
 	}
 	if len(d.Scores) != 1 || string(d.Scores["s"].Value) != "2" || d.Scores["s"].Answer != nil {
 		t.Errorf("scores %v, want only s with value 2 and no answer", d.Scores)
 	}
-	if o := d.Output; o == nil || o.Model != "" || len(o.Choices) != 0 || d.Resolve(o.Completion) != "second" {
+	if o := d.Output.ModelOutput; o == nil || o.Model != "" || len(o.Choices) != 0 || d.Resolve(o.Completion) != "second" {
 		t.Errorf("output %+v, want only the second (completion resolving to the last attachment)", o)
 	}
 	if len(d.Events) != 1 || d.Events[0].Event != "span_begin" || d.Events[0].Model != "" {
@@ -198,15 +198,15 @@ func TestLookupStringTakesTheLastKey(t *testing.T) {
 // and a second "samples" list replaces the first.
 func TestRepeatedHeaderKeysLastWins(t *testing.T) {
 	eval := writeLog(t, "h.eval", testutil.Zip(t, testutil.Member{Name: "header.json", Method: zip.Deflate,
-		Body: []byte(`{"version": 2, "status": "success", "eval": {"task": "first", "model": "m/first"}, "eval": {"task": "second"}}`)}))
-	doc := `{"version": 2, "eval": {"task": "first", "model": "m/first"}, "samples": [{"id": 1, "epoch": 1}, {"id": 2, "epoch": 1}],
-	  "status": "success", "eval": {"task": "second"}, "samples": [{"id": 3, "epoch": 1}]}`
+		Body: []byte(`{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "first", "model": "m/first"}, "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "second", "model": "m/second"}}`)}))
+	doc := `{"version": 2, "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "first", "model": "m/first"}, "samples": [{"id": 1, "epoch": 1}, {"id": 2, "epoch": 1}],
+	  "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "second", "model": "m/second"}, "samples": [{"id": 3, "epoch": 1}]}`
 	for _, p := range []string{eval, writeLog(t, "h.json", []byte(doc))} {
 		l, err := Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := l.Header.Eval; e.Task != "second" || e.Model != "" {
+		if e := l.Header.Eval; e.Task != "second" || e.Model != "m/second" {
 			t.Errorf("%s: eval %q %q, want only the second object", filepath.Base(p), e.Task, e.Model)
 		}
 		if l.Format == FormatJSON {

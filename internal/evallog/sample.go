@@ -145,7 +145,7 @@ func (d *DecodedSample) finish(legacyScoreName string) error {
 		// silently drops (§3.4).
 		d.messages = d.MessagePool
 	}
-	return nil
+	return d.validate()
 }
 
 // IDString returns the sample id as text and whether inspect_ai reads it as
@@ -464,6 +464,9 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 	var o ModelOutput
 	if _, err := unmarshal(e.Output, &o); err != nil {
 		return nil, fmt.Errorf("model event output: %w", err)
+	}
+	if err := checkOutput("model event output", &o); err != nil {
+		return nil, err
 	}
 	return &o, nil
 }

@@ -24,7 +24,15 @@ var slimFrom = 8 << 20
 
 // sampleFields are the keys of Sample the decoder is given (matched without
 // regard to case, as the decoder matches them).
-var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata"}
+var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata",
+	"started_at", "completed_at", "total_time", "working_time",
+	"turn_count", "token_limit", "token_limit_usage", "message_limit", "time_limit"}
+
+// kindFields are the keys of Sample whose kind alone is checked: the walks
+// give the decoder a placeholder of the value's kind (kindPlaceholder), not
+// the value.
+var kindFields = []string{"input", "target", "choices", "description", "sandbox", "files", "setup", "messages", "store",
+	"timelines", "model_usage", "role_usage", "model_fallbacks", "invalidation", "error_retries", "token_limit_type"}
 
 // keptField returns the entry of sampleFields that key names, having
 // appended the member's start (a comma after an earlier member, the key and
@@ -41,6 +49,22 @@ func keptField(slim *[]byte, key []byte) string {
 		}
 	}
 	return ""
+}
+
+// kindField appends the member key: <a placeholder of the kind of a value
+// starting with first> to slim when key is one of kindFields, and reports
+// whether it was.
+func kindField(slim *[]byte, key []byte, first byte) bool {
+	for _, f := range kindFields {
+		if keyIs(key, f) {
+			if len(*slim) > 1 {
+				*slim = append(*slim, ',')
+			}
+			*slim = append(append(append(*slim, key...), ':'), kindPlaceholder(first)...)
+			return true
+		}
+	}
+	return false
 }
 
 // keptEvents are the event kinds the tables read.
@@ -82,6 +106,7 @@ func slimSample(raw []byte) (slim []byte, attachments []byte, pools, pool [][]by
 		}
 		switch keptField(&slim, key) {
 		case "":
+			kindField(&slim, key, firstByte(val))
 		case "events":
 			if firstByte(val) == '[' {
 				return appendEvents(&slim, val)
@@ -110,6 +135,9 @@ func appendEvents(dst *[]byte, val []byte) bool {
 				return true
 			}) {
 				return false
+			}
+			if known && !inspectEventKinds[kind] {
+				return false // the whole decode names the kind
 			}
 			if known && !keptEvents[kind] {
 				return true // skipped without a copy

@@ -136,7 +136,7 @@ func TestSlimDecodeShapes(t *testing.T) {
 	     "output": {"choices": [{"message": {"role": "assistant", "content": "attachment://abc"}}]}},
 	    {"event": "info", "data": {"nested": [[[{"deep": 1}]]]}},
 	    {"event": "step", "action": "begin", "name": "s", "type": "solver"},
-	    {"event": "m\u006fdel", "model": "escaped kind"}
+	    {"event": "m\u006fdel", "model": "escaped kind", "output": {}}
 	  ],
 	  "ID": 7,
 	  "epoch": 1,
@@ -189,7 +189,7 @@ func TestSlimDecodeKeepsErrors(t *testing.T) {
 func TestSlimDecodeDoesNotCopyAttachments(t *testing.T) {
 	slimAlways(t)
 	big := strings.Repeat("x", 1<<20)
-	raw := []byte(`{"id": 1, "events": [], "attachments": {"h": "` + big + `"}}`)
+	raw := []byte(`{"id": 1, "epoch": 1, "events": [], "attachments": {"h": "` + big + `"}}`)
 	d, err := DecodeSample(raw, "")
 	if err != nil {
 		t.Fatal(err)

@@ -349,6 +349,11 @@ func (w *streamWalk) sample() ([]byte, error) {
 		}
 		switch keptField(&slim, key) {
 		case "":
+			first, err := w.peek()
+			if err != nil {
+				return err
+			}
+			kindField(&slim, key, first)
 			return w.value(nil, mRaw)
 		case "output":
 			return w.value(&slim, mOutput)
@@ -837,6 +842,9 @@ func (w *streamWalk) events(dst *[]byte) error {
 		w.ebuf = eb
 		if err != nil {
 			return err
+		}
+		if known && !inspectEventKinds[kind] {
+			return errFallback // the whole decode names the kind
 		}
 		if known && !keptEvents[kind] {
 			return nil

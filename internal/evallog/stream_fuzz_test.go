@@ -57,8 +57,8 @@ func tableView(d *DecodedSample) string {
 		}
 	}
 	id, kind := d.IDString()
-	fmt.Fprintf(&b, "id %q %s epoch %d uuid %q error %+v limit %+v metadata %s\n", id, kind, d.Epoch, d.UUID, d.Error, d.Limit, raw(d.Metadata))
-	output(d.Output)
+	fmt.Fprintf(&b, "id %q %s epoch %d uuid %q error %+v limit %+v metadata %s\n", id, kind, d.Epoch.V, d.UUID, d.Error, d.Limit, raw(d.Metadata))
+	output(d.Output.ModelOutput)
 	names := make([]string, 0, len(d.Scores))
 	for n := range d.Scores {
 		names = append(names, n)

@@ -82,9 +82,9 @@ func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
 // Sample is one EvalSample (one sample × epoch).
 type Sample struct {
 	ID          json.RawMessage   `json:"id"`
-	Epoch       int               `json:"epoch"`
+	Epoch       Int               `json:"epoch"` // required: Valid once decoded
 	UUID        string            `json:"uuid"`
-	Output      *ModelOutput      `json:"output"`
+	Output      SampleOutput      `json:"output"`
 	Scores      map[string]Score  `json:"scores"`
 	Score       *Score            `json:"score"` // log version 1
 	Events      []Event           `json:"events"`
@@ -95,6 +95,57 @@ type Sample struct {
 	Error       *EvalError        `json:"error"`
 	Limit       *SampleLimit      `json:"limit"`
 	Metadata    json.RawMessage   `json:"metadata"`
+	// Timing (inspect_ai 0.3.70+; started_at and completed_at later).
+	StartedAt   string `json:"started_at"`
+	CompletedAt string `json:"completed_at"`
+	TotalTime   Float  `json:"total_time"`
+	WorkingTime Float  `json:"working_time"`
+	// Fields no table reads, whose kind is checked (shape.go) but whose
+	// value is not kept (the slim and streamed decodes hand the decoder a
+	// placeholder of the kind, kindFields).
+	Input          jsonKind `json:"input"`
+	Target         jsonKind `json:"target"`
+	Choices        jsonKind `json:"choices"`
+	Description    jsonKind `json:"description"`
+	Sandbox        jsonKind `json:"sandbox"`
+	Files          jsonKind `json:"files"`
+	Setup          jsonKind `json:"setup"`
+	Messages       jsonKind `json:"messages"`
+	Store          jsonKind `json:"store"`
+	Timelines      jsonKind `json:"timelines"`
+	ModelUsage     jsonKind `json:"model_usage"`
+	RoleUsage      jsonKind `json:"role_usage"`
+	ModelFallbacks jsonKind `json:"model_fallbacks"`
+	Invalidation   jsonKind `json:"invalidation"`
+	ErrorRetries   jsonKind `json:"error_retries"`
+	TokenLimitType jsonKind `json:"token_limit_type"`
+	// Ints no table reads, read as pydantic reads them.
+	TurnCount       Int `json:"turn_count"`
+	TokenLimit      Int `json:"token_limit"`
+	TokenLimitUsage Int `json:"token_limit_usage"`
+	MessageLimit    Int `json:"message_limit"`
+	TimeLimit       Int `json:"time_limit"`
+}
+
+// SampleOutput is EvalSample.output: the output, or Null when the log holds
+// null there (which inspect_ai's model refuses; absent is an empty output).
+type SampleOutput struct {
+	*ModelOutput
+	Null bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (o *SampleOutput) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		*o = SampleOutput{Null: true}
+		return nil
+	}
+	var m ModelOutput
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*o = SampleOutput{ModelOutput: &m}
+	return nil
 }
 
 // Transcript is the 2024 container of events and attachments.
@@ -134,7 +185,7 @@ type Event struct {
 	// Pending is true on an event whose call never completed: inspect_ai
 	// records a model event before the call (pending, an empty output) and
 	// clears the flag when the call returns or fails.
-	Pending bool `json:"pending"`
+	Pending Bool `json:"pending"`
 	// span_begin / step
 	ID       string `json:"id"`
 	ParentID string `json:"parent_id"`

@@ -91,7 +91,9 @@ type File struct {
 	Path string
 	// Mark is what every file empties writes at Path begins with (a
 	// comment line, a first JSON key): an existing file that does not
-	// begin with it is not empties' and is refused.
+	// begin with it is not empties' and is refused. A file with no Mark
+	// (data whose format has no room for one: `empties sql --output`'s
+	// CSV, JSON or Parquet) must be new: an existing one is refused.
 	Mark []byte
 }
 
@@ -169,6 +171,9 @@ func checkFile(f File, r Rules) (outFile, error) {
 		return outFile{}, refuse(f.Path, "is a folder; name a file")
 	case !fi.Mode().IsRegular():
 		return outFile{}, refuse(f.Path, "is not a regular file")
+	}
+	if len(f.Mark) == 0 {
+		return outFile{}, refuse(f.Path, "exists; empties writes this file only where none is (it cannot tell a file it wrote from yours); choose another name or move it away")
 	}
 	if err := hasMark(o.target, f.Mark); err != nil {
 		return outFile{}, refuse(f.Path, "exists and was not written by empties (it does not begin with %q); choose another name or move it away", f.Mark)

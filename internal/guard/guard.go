@@ -103,6 +103,11 @@ func resolve(p string) (string, error) {
 		}
 		return "", err
 	}
+	if len(rest) > 0 {
+		if fi, err := os.Stat(real); err == nil && !fi.IsDir() {
+			return "", refuse(p, "%s is a file, not a folder", head)
+		}
+	}
 	return filepath.Join(append([]string{real}, rest...)...), nil
 }
 

@@ -34,8 +34,12 @@
 //     zstd), which every engine reads.
 //   - Types. Strings are UTF-8 BYTE_ARRAY (string), integers INT64 (bigint),
 //     floats DOUBLE, flags BOOLEAN; JSON values are strings holding JSON
-//     text (NaN/Infinity literals kept), never a JSON logical type. Optional
-//     columns are nullable; Spark reads every Parquet column as nullable.
+//     text (NaN/Infinity literals kept), with the JSON logical type on the
+//     required ones (scores.value_json, policy_scores.value_json, the
+//     verdict_json columns: JSON in DuckDB, string in Spark) and none on the
+//     optional ones, which parquet-go cannot write with it (the typed views
+//     make every one JSON). Optional columns are nullable; Spark reads every
+//     Parquet column as nullable.
 //   - Timestamps. INT64 microseconds, TIMESTAMP(isAdjustedToUTC=true): an
 //     instant, which Spark reads as timestamp (not timestamp_ntz) and DuckDB
 //     as TIMESTAMP WITH TIME ZONE, the same microsecond in both.

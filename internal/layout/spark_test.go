@@ -30,6 +30,7 @@ import (
 // spark_read.py computes and the Spark type it must read.
 var kinds = map[string]struct{ kind, spark string }{
 	"VARCHAR":                  {"string", "string"},
+	"JSON":                     {"string", "string"}, // Parquet's JSON logical type (required JSON columns)
 	"BIGINT":                   {"int", "bigint"},
 	"INTEGER":                  {"int", "int"},
 	"DOUBLE":                   {"double", "double"},

@@ -195,7 +195,7 @@ func TestRunIsReproducible(t *testing.T) {
 func TestRunNeedsReplies(t *testing.T) {
 	err := Run(context.Background(), Options{Data: t.TempDir(), Manifest: manifestPath(t)}, &bytes.Buffer{})
 	var usage *cliutil.UsageError
-	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "run `empties ingest") {
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "empties ingest LOGS --out") {
 		t.Errorf("got %v, want a usage error naming ingest", err)
 	}
 }

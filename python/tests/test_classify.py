@@ -146,6 +146,24 @@ def test_judges_and_other_calls_are_not_the_reply() -> None:
     assert r.source == "none" and classify_reply(r).name == "no_choices"
 
 
+def test_a_judge_at_any_depth_is_a_judge() -> None:
+    # 20,000 spans between the scorer span and the call (a walk cut at 1,000
+    # took it for the model under test's reply), and a parent chain that loops
+    spans: list[Event] = [SpanBeginEvent(id="sc", name="model_graded_qa", type="scorer")]
+    parent = "sc"
+    for d in range(20_000):
+        spans.append(SpanBeginEvent(id=f"d{d}", parent_id=parent, name=f"level{d}"))
+        parent = f"d{d}"
+    spans += [SpanBeginEvent(id="x", parent_id="y", name="x"), SpanBeginEvent(id="y", parent_id="x", name="y")]
+    events: list[Event] = [*spans, _event(_output("JUDGE SAYS GRADE: C"), span=parent), _event(_output("mine"), span="x")]
+    r = choose_reply(events, None, eval_model="mockllm/model")
+    assert [(c.kind, c.kind_reason, c.scorer) for c in r.calls] == [
+        ("judge", "scorer_span", "model_graded_qa"),
+        ("model_under_test", "eval_model", None),
+    ]
+    assert r.text == "mine"
+
+
 def test_reasoning_only_cut_is_truncated_empty_and_tool_rule() -> None:
     cut = ModelOutput(
         model="m",

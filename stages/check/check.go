@@ -46,6 +46,9 @@ Examples:
 
 // Run checks the dataset and prints what failed.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := store.CheckReadable("check", opts.Data); err != nil {
+		return err
+	}
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("check: %s has no tables; run `empties ingest` first", opts.Data)
 	}

@@ -67,6 +67,9 @@ const (
 
 // Run decides and prints the summary.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := store.CheckReadable("decide", opts.Data); err != nil {
+		return err
+	}
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("decide: %s has no tables; run the pipeline first", opts.Data)
 	}

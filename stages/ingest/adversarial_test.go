@@ -108,7 +108,7 @@ func TestAdversarialFiles(t *testing.T) {
 		{name: "member beyond the cap", file: "big.eval", data: testutil.EvalLog(t, "big",
 			testutil.SampleJSON(1, 1, "short", ""), testutil.SampleJSON(2, 1, huge, "")),
 			opts: func(o *ingest.Options) { o.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples/2_epoch_1.json", errHas: "more than the cap of 8388608"},
-		{name: ".json sample beyond the cap", file: "big.json", data: []byte(`{"version": 2, "status": "success", "eval": {"task": "t", "model": "mockllm/model"}, "samples": [` +
+		{name: ".json sample beyond the cap", file: "big.json", data: []byte(`{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "mockllm/model"}, "samples": [` +
 			string(testutil.SampleJSON(1, 1, "short", "")) + ", " + string(testutil.SampleJSON(2, 1, huge, "")) + `]}`),
 			opts: func(o *ingest.Options) { o.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples[1]", errHas: "larger than the cap of 8388608"},
 		{name: "huge string under the cap", file: "huge.eval", data: testutil.EvalLog(t, "huge",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -140,5 +141,41 @@ func TestSkippedFilesAreNamed(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// An empties dataset inside a logs folder (an earlier ingest's --out) is
+// no folder of logs: a later ingest of the folder leaves it out silently,
+// listing none of its generation.json files as skipped non-logs, and
+// ingesting the dataset itself as logs is refused by name.
+func TestDatasetInsideLogsIsLeftOut(t *testing.T) {
+	logs := t.TempDir()
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(logs, "a.eval"), b, 0o644)
+	inner := filepath.Join(t.TempDir(), "ds")
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: inner, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	// twice, so the dataset holds more than one generation's leftovers
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: inner, Progress: "never", Full: true}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(logs, "results")
+	if err := os.Rename(inner, moved); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: t.TempDir(), Progress: "never"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "ingested 1 of 1 files") || strings.Contains(out.String(), "skipped") {
+		t.Errorf("ingest of a logs folder holding a dataset:\n%s", out.String())
+	}
+	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{moved}, Out: t.TempDir(), Progress: "never"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is an empties dataset, not a folder of logs") {
+		t.Errorf("ingest of a dataset: %v", err)
 	}
 }

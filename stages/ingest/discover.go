@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"empties/internal/cliutil"
 	"empties/internal/logset"
+	"empties/internal/store"
 	"fmt"
 	"io/fs"
 	"os"
@@ -76,6 +77,14 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 				if q != p && skipDir(name) {
 					return filepath.SkipDir
 				}
+				if isDataset(q) {
+					// An empties dataset (an ingest's --out inside the logs
+					// folder) holds no logs: left out, silently.
+					if q == p {
+						return cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
+					}
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			isEval, isJSON := logName(name)
@@ -111,6 +120,13 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	sort.Strings(files)
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return files, skipped, nil
+}
+
+// isDataset reports whether dir is an empties dataset (it holds the
+// marker store.Create writes).
+func isDataset(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, store.MarkerFile))
+	return err == nil
 }
 
 // notRegular says what kind of file m is not a regular file as.

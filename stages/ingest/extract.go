@@ -141,7 +141,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	r := &out.Reply
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: ctx.EvalID, Task: ctx.Task, Model: ctx.Model,
-		SampleID: id, SampleIDType: idType, Epoch: int64(d.Epoch), SampleUUID: d.UUID,
+		SampleID: id, SampleIDType: idType, Epoch: d.Epoch.V, SampleUUID: d.UUID,
 		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
@@ -151,12 +151,14 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	if d.Limit != nil && d.Limit.Type != "" {
 		r.SampleLimit = strPtr(d.Limit.Type)
 	}
+	r.StartedAt, r.CompletedAt = parseTime(d.StartedAt), parseTime(d.CompletedAt)
+	r.TotalTime, r.WorkingTime = d.TotalTime.Ptr(), d.WorkingTime.Ptr()
 	r.SampleMetadata = rawJSON(d.Metadata, d.Sanitized)
 	if r.SampleMetadata != nil && *r.SampleMetadata == "{}" {
 		r.SampleMetadata = nil
 	}
-	if d.Output != nil {
-		r.FinalCompletion = strPtr(finalCompletion(d, d.Output))
+	if d.Output.ModelOutput != nil {
+		r.FinalCompletion = strPtr(finalCompletion(d, d.Output.ModelOutput))
 	}
 
 	events := modelEvents(ctx, d)
@@ -170,10 +172,10 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 			return nil, err
 		}
 		call := schema.ModelCall{
-			LogID: ctx.LogID, SampleID: id, Epoch: int64(d.Epoch), CallIndex: int64(i),
+			LogID: ctx.LogID, SampleID: id, Epoch: d.Epoch.V, CallIndex: int64(i),
 			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
-			CallStatus:   me.status,
-			ToolsOffered: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: nonEmpty(e.Timestamp),
+			CallStatus:    me.status,
+			ToolsOfferedN: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
 			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(evallog.EventError(e)),
 		}
 		cfg := evallog.ParseGenerateConfig(e.Config)
@@ -244,16 +246,16 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		}
 		out.Calls = append(out.Calls, call)
 	}
-	if reply < 0 && usableOutput(d, d.Output, otherTexts) {
+	if reply < 0 && usableOutput(d, d.Output.ModelOutput, otherTexts) {
 		// The model under test made no call through Inspect's model API that
 		// completed (an agent driving an outside CLI, a log without events):
 		// sample.output is its reply, unless it is a judge's. reply_source
 		// says so, and tools_offered stays unknown.
 		r.ReplySource = SourceSampleOutput
 		r.ReplyModel = nonEmpty(d.Output.Model)
-		view := viewOutput(d, d.Output)
+		view := viewOutput(d, d.Output.ModelOutput)
 		view.fill(r)
-		setUsage(d.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
+		setUsage(d.Output.ModelOutput, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 	}
 	if r.MaxTokensSource == "unset" && ctx.EvalMaxTokens != nil {
 		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
@@ -266,7 +268,7 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, int64(d.Epoch), name, d.Scores[name], d.Sanitized))
+		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch.V, name, d.Scores[name], d.Sanitized))
 	}
 	return out, nil
 }
@@ -283,6 +285,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 			spans[e.ID] = span{parent: e.ParentID, typ: e.Type, name: e.Name}
 		}
 	}
+	tree := newSpanTree(spans)
 	var steps []span
 	var out []modelEvent
 	for i := range d.Events {
@@ -304,7 +307,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 		default:
 			continue
 		}
-		kind, reason, scorer := callKind(ctx, e, spans, steps)
+		kind, reason, scorer := callKind(ctx, e, tree, steps)
 		scope := "span:" + e.SpanID
 		if e.SpanID == "" && len(steps) > 0 {
 			scope = "step:" + strconv.Itoa(steps[len(steps)-1].begin)
@@ -333,7 +336,7 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 func callStatus(events []modelEvent, i int) string {
 	e := events[i].e
 	switch {
-	case e.Pending:
+	case bool(e.Pending):
 		return StatusPlaceholder
 	case evallog.EventError(e) == "":
 		return StatusCompleted
@@ -396,23 +399,10 @@ func usableOutput(d *evallog.DecodedSample, o *evallog.ModelOutput, otherTexts [
 // callKind decides whose call a model event is. Span ancestry is the reliable
 // signal; role alone is not, since a grader that falls back to the default
 // model has no role (design rule 1).
-func callKind(ctx *logContext, e *evallog.Event, spans map[string]span, steps []span) (kind, reason string, scorer *string) {
-	seen := 0
-	for id := e.SpanID; id != "" && seen < 1000; seen++ {
-		s, ok := spans[id]
-		if !ok {
-			break
-		}
-		if s.typ == "scorer" || s.typ == "scorers" {
-			if scorer == nil && s.typ == "scorer" {
-				scorer = strPtr(s.name)
-			}
-			kind, reason = KindJudge, "scorer_span"
-		}
-		id = s.parent
-	}
-	if kind != "" {
-		return kind, reason, scorer
+func callKind(ctx *logContext, e *evallog.Event, spans *spanTree, steps []span) (kind, reason string, scorer *string) {
+	// The whole ancestry counts, whatever its depth (spanTree).
+	if sc := spans.of(e.SpanID); sc.judge {
+		return KindJudge, "scorer_span", sc.scorer
 	}
 	for j := len(steps) - 1; j >= 0; j-- {
 		if steps[j].typ == "scorer" {

@@ -195,8 +195,8 @@ type Summary struct {
 	incremental bool // Files counts the new and changed files only
 }
 
-// Run ingests opts.Paths into opts.Out.
-func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+// Validate checks the options before any work.
+func (opts Options) Validate() error {
 	if len(opts.Paths) == 0 {
 		return cliutil.Usagef("ingest: no PATH given; name log files or folders, e.g. `empties ingest logs/ --out data/study`")
 	}
@@ -213,6 +213,14 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	}
 	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
 		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
+	}
+	return nil
+}
+
+// Run ingests opts.Paths into opts.Out.
+func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	// The dataset folder is checked before the logs are listed: it may not
 	// be, hold or lie inside them (store.Create checks it again, locked).

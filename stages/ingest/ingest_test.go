@@ -138,8 +138,8 @@ func TestTablesMatchDeclaredSchema(t *testing.T) {
 				t.Fatalf("%d columns in the file, %d declared", len(rows), len(cols))
 			}
 			for i, c := range cols {
-				if rows[i][0] != c.Name || rows[i][1] != c.Type {
-					t.Errorf("column %d: file has %s %s, schema declares %s %s", i, rows[i][0], rows[i][1], c.Name, c.Type)
+				if rows[i][0] != c.Name || rows[i][1] != c.Stored {
+					t.Errorf("column %d: file has %s %s, schema declares %s %s", i, rows[i][0], rows[i][1], c.Name, c.Stored)
 				}
 			}
 		})

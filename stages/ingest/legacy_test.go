@@ -18,7 +18,7 @@ const logV1 = `{
   "version": 1,
   "status": "success",
   "eval": {"task": "legacy_task", "model": "openai/gpt-4", "created": "2024-06-01T10:00:00-04:00",
-           "dataset": {"name": "d", "samples": 1}, "task_version": 0},
+           "dataset": {"name": "d", "samples": 1}, "task_version": 0, "config": {}},
   "plan": {"name": "plan", "steps": [], "config": {"max_tokens": 16}},
   "results": {"scorer": {"name": "match", "params": {}}, "metrics": {"accuracy": {"name": "accuracy", "value": 0.0}}},
   "stats": {"started_at": "", "completed_at": ""},

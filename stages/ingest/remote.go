@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"empties/internal/evallog"
 	"empties/internal/objstore"
+	"empties/internal/store"
 	"empties/schema"
 )
 
@@ -71,8 +74,20 @@ func discoverRemote(ctx context.Context, urls []string) (*remoteLogs, error) {
 		if prefix != "" && !strings.HasSuffix(prefix, "/") {
 			prefix += "/"
 		}
+		// An empties dataset stored under the prefix holds no logs: its
+		// objects are left out, silently.
+		var datasets []string
 		for _, o := range objs {
-			if why, ok := r.keep(ctx, o, strings.TrimPrefix(o.Key, prefix)); !ok {
+			if rel := strings.TrimPrefix(o.Key, prefix); path.Base(rel) == store.MarkerFile {
+				datasets = append(datasets, strings.TrimSuffix(rel, store.MarkerFile))
+			}
+		}
+		for _, o := range objs {
+			rel := strings.TrimPrefix(o.Key, prefix)
+			if slices.ContainsFunc(datasets, func(d string) bool { return strings.HasPrefix(rel, d) }) {
+				continue
+			}
+			if why, ok := r.keep(ctx, o, rel); !ok {
 				if why != "" {
 					r.skipped = append(r.skipped, Skipped{o.URL, why})
 				}

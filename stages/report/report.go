@@ -112,6 +112,9 @@ var perReply = map[string]bool{"replies": true, "scores": true, "model_calls": t
 
 // Run writes the report.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := store.CheckReadable("report", opts.Data); err != nil {
+		return err
+	}
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("report: %s has no tables; run the pipeline first (`empties run LOGS --out %s`, or ingest and analyze)", opts.Data, opts.Data)
 	}

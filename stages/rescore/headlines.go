@@ -246,7 +246,7 @@ func p0Checks(ctx context.Context, db *sql.DB, p *manifest.Profile) ([]schema.P0
 	q := fmt.Sprintf(`WITH %s,
 logs_p0 AS (SELECT DISTINCT log_id FROM reduced WHERE policy = 'P0'),
 point AS (SELECT log_id, (%s)::DOUBLE AS value FROM scored WHERE policy = 'P0' GROUP BY ALL)
-SELECT l.log_id, lg.path, lg.results, p.value
+SELECT l.log_id, lg.path, lg.results::VARCHAR, p.value
 FROM logs_p0 l JOIN logs lg USING (log_id) LEFT JOIN point p USING (log_id) ORDER BY lg.path`, cte, p.Headline.Formula)
 	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name))
 	if err != nil {

@@ -68,6 +68,9 @@ type sampleKey struct {
 
 // Run re-scores the dataset.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := store.CheckReadable("rescore", opts.Data); err != nil {
+		return err
+	}
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("rescore: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}

@@ -204,7 +204,7 @@ func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema
 SELECT __log_id, coalesce(__j.model, ''), __j.temperature,
   coalesce(json_extract_string(__r.sample_metadata, '$.empties_form'), 'unknown'),
   coalesce(json_extract_string(__r.sample_metadata, '$.empties_sample_id'), __sample_id),
-  __epoch, __value_json, __value_float, __passed, coalesce(__j.judge_class, '')
+  __epoch, __value_json::VARCHAR, __value_float, __passed, coalesce(__j.judge_class, '')
 FROM verdicts JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
 JOIN log_assignments __a ON __a.log_id = __log_id
 LEFT JOIN first_judge __j ON __j.log_id = __log_id AND __j.sample_id = __sample_id AND __j.epoch = __epoch

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v3"
@@ -141,6 +142,23 @@ func Stages(opts Options) []Stage {
 	return st
 }
 
+// mustExist checks that a flag's path (if given) is a file, or a folder.
+func mustExist(flag, path string, folder bool) error {
+	if path == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return cliutil.Usagef("run: %s %s: no such %s", flag, path, map[bool]string{false: "file", true: "folder"}[folder])
+	case folder && !st.IsDir():
+		return cliutil.Usagef("run: %s %s is a file; name a folder", flag, path)
+	case !folder && st.IsDir():
+		return cliutil.Usagef("run: %s %s is a folder; name a file", flag, path)
+	}
+	return nil
+}
+
 // ReportDir is where the run writes the report.
 func ReportDir(opts Options) string {
 	if opts.Report != "" {
@@ -162,6 +180,16 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs the stages in order.
 func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	// Every flag is checked before the first stage starts.
+	if err := (ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress}).Validate(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if err := mustExist("--manifest", opts.Manifest, false); err != nil {
+		return err
+	}
+	if err := mustExist("--inspect-evals", opts.InspectEvals, true); err != nil {
+		return err
+	}
 	// Both outputs are checked before any stage runs: the dataset may not
 	// be, hold or lie inside the logs; the report folder may not be the
 	// dataset, lie inside it (but as DIR/report) or meet the logs, and must

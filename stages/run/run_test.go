@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,14 +87,46 @@ func TestRunWithoutManifest(t *testing.T) {
 // The first stage that fails stops the run, named.
 func TestRunStopsAtTheFailingStage(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ds")
+	manifest := filepath.Join(t.TempDir(), "broken-manifest.yaml")
+	os.WriteFile(manifest, []byte("routes: [unclosed\n"), 0o644) // exists, so only rescore finds it wrong
 	var stdout, stderr bytes.Buffer
 	err := run.Run(context.Background(), run.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out,
-		Manifest: filepath.Join(t.TempDir(), "no-such-manifest.yaml"), Progress: "never"}, &stdout, &stderr)
+		Manifest: manifest, Progress: "never"}, &stdout, &stderr)
 	var se *run.StageError
 	if !errors.As(err, &se) || se.Stage != "rescore" || !strings.Contains(err.Error(), "run stopped at stage rescore") {
 		t.Fatalf("err = %v, want a StageError at rescore", err)
 	}
 	if strings.Contains(stdout.String(), "analyze") || strings.Contains(stdout.String(), "== report:") {
 		t.Errorf("stages ran after the failure:\n%s", stdout.String())
+	}
+}
+
+// Every flag is checked before the first stage starts: a bad value is a
+// usage error and nothing is written (not even the dataset folder).
+func TestRunChecksFlagsFirst(t *testing.T) {
+	logs := testutil.Path(t, "testdata", "logs", "zstd-basic.eval")
+	for _, c := range []struct {
+		name string
+		opts run.Options
+		want string
+	}{
+		{"--progress", run.Options{Progress: "sometimes"}, "--progress must be auto, always or never"},
+		{"--manifest", run.Options{Manifest: "no/such.yaml"}, "--manifest no/such.yaml: no such file"},
+		{"--inspect-evals", run.Options{InspectEvals: logs}, "is a file; name a folder"},
+	} {
+		out := filepath.Join(t.TempDir(), "ds")
+		c.opts.Logs, c.opts.Out = []string{logs}, out
+		var stdout bytes.Buffer
+		err := run.Run(context.Background(), c.opts, &stdout, io.Discard)
+		var usage *cliutil.UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a usage error saying %q", c.name, err, c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%s: a stage started: %q", c.name, stdout.String())
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s was made", c.name, out)
+		}
 	}
 }

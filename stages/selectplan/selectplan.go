@@ -141,6 +141,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	default:
 		return cliutil.Usagef("select: %q: plans are wide, control and partc", opts.Kind)
 	}
+	if err := store.CheckReadable("select", opts.Data); err != nil {
+		return err
+	}
 	if !store.HasTable(opts.Data, "reply_outcomes") {
 		return cliutil.Usagef("select: %s has no reply_outcomes; run `empties rescore --data %s --manifest FILE` first", opts.Data, opts.Data)
 	}

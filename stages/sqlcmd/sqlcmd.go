@@ -2,13 +2,17 @@
 package sqlcmd
 
 import (
+	"bufio"
 	"context"
+	"database/sql"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
-	"math"
+	"os"
+	"os/signal"
 	"strings"
-	"time"
+	"syscall"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -16,22 +20,28 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
+	"empties/internal/guard"
 	"empties/internal/sqlfmt"
+	"empties/internal/store"
 )
 
 // Options configure an ad-hoc query.
 type Options struct {
 	Query  string
 	Data   string
-	Format string // table, csv, json
+	Format string // table, csv, json, parquet
 	Width  int    // table cells are cut to this many characters (0 = no limit)
+	Output string // write the result to this new file instead of the terminal
 }
+
+// Formats are the values of --format.
+var Formats = []string{"table", "csv", "json", "parquet"}
 
 // Command returns the `sql` subcommand.
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "sql",
-		Usage:     "run SQL over the tables of a dataset with the embedded DuckDB",
+		Usage:     "run a SELECT over the tables of a dataset with the embedded DuckDB",
 		ArgsUsage: "QUERY",
 		Description: `Every table of the dataset is a view (logs, replies, scores, model_calls,
 ingest_errors, and the later stages' tables when present) over its current
@@ -41,31 +51,76 @@ column cast to the type ` + "`empties schema`" + ` prints. They hold every row,
 superseded logs' included (logs.set_status says which; the measures leave those
 out).
 
+QUERY is one statement that reads: a SELECT (also FROM ..., WITH ..., VALUES,
+DESCRIBE, SHOW, SUMMARIZE) or an EXPLAIN of one. Anything that would write
+(COPY, EXPORT, ATTACH, CREATE, DROP, ALTER, INSERT, UPDATE, DELETE, SET,
+PRAGMA settings, INSTALL, LOAD, CHECKPOINT) is refused before it runs, and
+settings are locked, so no query changes the dataset or any other file; the
+read_* functions read any file as usual. Rows stream as DuckDB produces them:
+memory stays flat whatever the result's size, and a reader that stops early
+(| head) ends the query.
+
+--format csv, json and parquet are DuckDB's own writers (COPY): csv with a
+header, NULL as an empty field and an empty string as ""; json one object per
+line, NaN and infinities as the bare literals NaN, Infinity and -Infinity (as
+inspect_ai writes them); parquet needs --output. Times print in UTC. table
+sizes its columns from the first 1,000 rows.
+
 Examples:
    empties sql "SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY n DESC" --data data/study
    empties sql "SELECT * FROM model_calls WHERE kind = 'judge'" --data data/study --format csv > judges.csv
+   empties sql "FROM replies" --data data/study --format parquet --output replies.parquet
    empties sql "DESCRIBE replies" --data data/study`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, csv or json (one object per line)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, csv, json (one object per line) or parquet (with --output)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE`, a new file outside the dataset, instead of the terminal"},
 			&cli.IntFlag{Name: "width", Value: 60, Usage: "cut table cells to this many characters (0 = no limit)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArg{Name: "query"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Query: c.StringArg("query"), Data: c.String("data"), Format: c.String("format"), Width: c.Int("width")}, c.Root().Writer)
+			return Run(ctx, Options{Query: c.StringArg("query"), Data: c.String("data"), Format: c.String("format"),
+				Width: c.Int("width"), Output: c.String("output")}, c.Root().Writer)
 		},
 	}
 }
 
-// Run executes the query and prints its result.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if strings.TrimSpace(opts.Query) == "" {
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if strings.TrimSpace(o.Query) == "" {
 		return cliutil.Usagef("sql: no QUERY given, e.g. empties sql \"SELECT count(*) FROM replies\" --data DIR")
 	}
-	switch opts.Format {
+	switch o.Format {
 	case "table", "csv", "json":
+	case "parquet":
+		if o.Output == "" {
+			return cliutil.Usagef("sql: --format parquet writes a file: add --output FILE")
+		}
 	default:
-		return cliutil.Usagef("sql: --format must be table, csv or json, not %q", opts.Format)
+		return cliutil.Usagef("sql: --format must be one of %s, not %q", strings.Join(Formats, ", "), o.Format)
+	}
+	if o.Width < 0 {
+		return cliutil.Usagef("sql: --width must be 0 (no limit) or more, not %d", o.Width)
+	}
+	return nil
+}
+
+// Run executes the query and writes its result to w, or to opts.Output.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	if err := store.CheckReadable("sql", opts.Data); err != nil {
+		return err
+	}
+	var out *guard.Files
+	if opts.Output != "" {
+		var err error
+		out, err = guard.OpenFiles(guard.Rules{Avoid: []string{opts.Data}}, guard.File{Path: opts.Output})
+		if err != nil {
+			return fmt.Errorf("sql: --output: %w", err)
+		}
+		defer out.Close()
 	}
 	db, tables, err := duck.OpenDataset(ctx, opts.Data)
 	if err != nil {
@@ -75,120 +130,240 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if len(tables) == 0 {
 		return cliutil.Usagef("sql: %s holds no tables; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
-	cols, vals, err := duck.Rows(ctx, db, opts.Query)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tmp, err := os.MkdirTemp("", "empties-sql-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := duck.LockReader(ctx, conn, tmp); err != nil {
+		return err
+	}
+	stmt, err := duck.CheckRead(ctx, conn, opts.Query)
+	var refused *duck.Refused
+	if errors.As(err, &refused) {
+		return cliutil.Usagef("sql: refused, nothing ran: %v. empties sql only reads: one SELECT (FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE) or an EXPLAIN of one; to save a result, add --format csv|json|parquet --output FILE", err)
+	}
 	if err != nil {
 		return fmt.Errorf("sql: %w", err)
 	}
-	out := make([][]string, len(vals))
-	var records []map[string]any
-	for r, row := range vals {
-		out[r] = make([]string, len(row))
-		rec := map[string]any{}
-		for i, v := range row {
-			out[r][i] = sqlfmt.Format(v)
-			rec[cols[i]] = jsonValue(v)
+	// A reader that goes away (| head) makes writes fail with EPIPE, and
+	// the query end, instead of the signal killing the process.
+	signal.Ignore(syscall.SIGPIPE)
+	defer signal.Reset(syscall.SIGPIPE)
+	q := query{opts: opts, stmt: stmt}
+	if out == nil {
+		err = q.write(ctx, conn, w)
+		if duck.IsBrokenPipe(err) {
+			return nil
 		}
-		if opts.Format == "json" {
-			records = append(records, rec)
+		if err != nil {
+			return fmt.Errorf("sql: %w", err)
+		}
+		return nil
+	}
+	if err := out.Write(opts.Output, func(fw io.Writer) error { return q.write(ctx, conn, fw) }); err != nil {
+		return fmt.Errorf("sql: %w", err)
+	}
+	return out.Commit()
+}
+
+// query is an accepted statement and how to print it.
+type query struct {
+	opts Options
+	stmt duck.Statement
+}
+
+// write prints the result in the chosen format.
+func (q query) write(ctx context.Context, conn *sql.Conn, w io.Writer) error {
+	if q.stmt.Kind == duck.Explain {
+		cols, rows, err := duck.ExplainRows(ctx, conn, q.opts.Query)
+		if err != nil {
+			return err
+		}
+		return printRows(w, q.opts, cols, rows)
+	}
+	if q.opts.Format == "table" {
+		return duck.CopySelect(ctx, conn, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
+			return printTable(w, q.opts.Width, csv.NewReader(r))
+		})
+	}
+	return duck.CopySelect(ctx, conn, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {
+		_, err := io.Copy(w, r)
+		return err
+	})
+}
+
+// printRows prints an EXPLAIN's rows in the chosen format.
+func printRows(w io.Writer, opts Options, cols []string, rows [][]any) error {
+	text := make([][]string, len(rows))
+	for r, row := range rows {
+		text[r] = make([]string, len(row))
+		for i, v := range row {
+			text[r][i] = sqlfmt.Format(v)
 		}
 	}
 	switch opts.Format {
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write(cols)
-		cw.WriteAll(out)
+		cw.WriteAll(text)
 		return cw.Error()
 	case "json":
-		for _, rec := range records {
-			b, err := json.Marshal(orderedRecord{cols, rec})
-			if err != nil {
+		for _, row := range text {
+			var b strings.Builder
+			b.WriteByte('{')
+			for i, c := range cols {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				k, _ := json.Marshal(c)
+				v, _ := json.Marshal(row[i])
+				b.Write(k)
+				b.WriteByte(':')
+				b.Write(v)
+			}
+			b.WriteString("}\n")
+			if _, err := io.WriteString(w, b.String()); err != nil {
 				return err
 			}
-			fmt.Fprintln(w, string(b))
 		}
 		return nil
+	case "parquet":
+		return fmt.Errorf("an EXPLAIN's plan cannot be written as Parquet; use --format csv or json")
 	}
-	printTable(w, cols, out, opts.Width)
-	fmt.Fprintf(w, "(%d rows)\n", len(out))
+	// A plan is a drawing: printed as it is, not cut into cells.
+	for _, row := range text {
+		if _, err := fmt.Fprintln(w, row[len(row)-1]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-type orderedRecord struct {
-	cols []string
-	m    map[string]any
-}
-
-func (o orderedRecord) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, c := range o.cols {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(c)
-		v, err := json.Marshal(o.m[c])
-		if err != nil {
-			v, _ = json.Marshal(fmt.Sprint(o.m[c]))
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
-
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return sqlfmt.Format(x)
-		}
-	case []byte:
-		return string(x)
-	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
-	}
-	return v
-}
-
-func printTable(w io.Writer, cols []string, rows [][]string, width int) {
-	cut := func(s string) string {
-		s = strings.ReplaceAll(s, "\n", `\n`)
-		if width > 0 && utf8.RuneCountInString(s) > width {
-			r := []rune(s)
-			return string(r[:width-1]) + "…"
-		}
-		return s
-	}
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		widths[i] = utf8.RuneCountInString(c)
-	}
-	cells := make([][]string, len(rows))
-	for r, row := range rows {
-		cells[r] = make([]string, len(row))
-		for i, v := range row {
-			cells[r][i] = cut(v)
-			widths[i] = max(widths[i], utf8.RuneCountInString(cells[r][i]))
-		}
-	}
-	line := func(vals []string) {
-		for i, v := range vals {
-			if i > 0 {
-				fmt.Fprint(w, "  ")
+// printTable prints DuckDB's CSV (header first, NULL as NULL) as a table,
+// row by row.
+func printTable(w io.Writer, width int, cr *csv.Reader) error {
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	bw := bufio.NewWriterSize(w, 64<<10)
+	t := &table{w: bw, width: width}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			if err := t.close(); err != nil {
+				return err
 			}
-			fmt.Fprint(w, v+strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)))
+			return bw.Flush()
 		}
-		fmt.Fprintln(w)
+		if err != nil {
+			return err
+		}
+		if err := t.add(rec); err != nil {
+			return err
+		}
 	}
-	line(cols)
-	sep := make([]string, len(cols))
-	for i := range sep {
-		sep[i] = strings.Repeat("-", widths[i])
+}
+
+// table prints rows as aligned columns: widths are taken from the header
+// and the first tableSample rows, held until then; later rows print as
+// they come (a longer cell pushes its row's later cells right).
+type table struct {
+	w       io.Writer
+	width   int
+	widths  []int
+	pending [][]string
+	rows    int
+	started bool
+}
+
+const tableSample = 1000
+
+func (t *table) cut(s string) string {
+	s = strings.ReplaceAll(s, "\n", `\n`)
+	if t.width > 0 && utf8.RuneCountInString(s) > t.width {
+		r := []rune(s)
+		return string(r[:t.width-1]) + "…"
 	}
-	line(sep)
-	for _, r := range cells {
-		line(r)
+	return s
+}
+
+// add takes the header (first) or a row.
+func (t *table) add(rec []string) error {
+	cells := make([]string, len(rec))
+	for i, v := range rec {
+		cells[i] = t.cut(v)
 	}
+	if t.started {
+		t.rows++
+		return t.line(cells)
+	}
+	if len(t.pending) > 0 {
+		t.rows++
+	}
+	t.pending = append(t.pending, cells)
+	if len(t.pending) > tableSample {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush sizes the columns from what is held and prints it.
+func (t *table) flush() error {
+	t.started = true
+	for _, row := range t.pending {
+		for i, c := range row {
+			if i >= len(t.widths) {
+				t.widths = append(t.widths, 0)
+			}
+			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for k, row := range t.pending {
+		if err := t.line(row); err != nil {
+			return err
+		}
+		if k == 0 {
+			sep := make([]string, len(row))
+			for i := range sep {
+				sep[i] = strings.Repeat("-", t.widths[i])
+			}
+			if err := t.line(sep); err != nil {
+				return err
+			}
+		}
+	}
+	t.pending = nil
+	return nil
+}
+
+func (t *table) line(vals []string) error {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(v)
+		if i < len(t.widths) {
+			b.WriteString(strings.Repeat(" ", max(0, t.widths[i]-utf8.RuneCountInString(v))))
+		}
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+// close prints what is held and the row count.
+func (t *table) close() error {
+	if !t.started {
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(t.w, "(%d rows)\n", t.rows)
+	return err
 }

@@ -136,15 +136,18 @@ def _kind(
 ) -> tuple[CallKind, str, str | None]:
     # Span ancestry is the reliable signal; role alone is not, since a grader
     # that falls back to the default model has no role.
+    # The whole ancestry counts, whatever its depth; a parent chain that
+    # loops (a damaged log) is walked once around.
     judge, scorer = False, None
-    sid, seen = e.span_id, 0
-    while sid and sid in spans and seen < 1000:
+    sid, seen = e.span_id, set()
+    while sid and sid in spans and sid not in seen:
+        seen.add(sid)
         s = spans[sid]
         if s.type in ("scorer", "scorers"):
             if scorer is None and s.type == "scorer":
                 scorer = s.name
             judge = True
-        sid, seen = s.parent_id, seen + 1
+        sid = s.parent_id
     if judge:
         return "judge", "scorer_span", scorer
     for _, st in reversed(steps):

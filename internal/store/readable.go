@@ -1,0 +1,81 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"empties/internal/cliutil"
+)
+
+// CheckReadable checks, before a reader opens it, that --data names a
+// dataset (or a folder of tables), and says what it names instead: nothing,
+// a file, a folder of Inspect logs (with an ingest that would make a
+// dataset of them, beside the logs rather than inside), or a folder that is
+// no dataset. stage prefixes the message. The errors are UsageErrors.
+func CheckReadable(stage, dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return cliutil.Usagef("%s: %s: no such folder; --data names the folder an ingest wrote (empties ingest LOGS --out %s makes it)", stage, dir, dir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", stage, err)
+	case !st.IsDir():
+		return cliutil.Usagef("%s: %s is a file, not a dataset folder; --data names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err == nil {
+		return nil
+	}
+	if len(Tables(dir)) > 0 {
+		return nil // a folder of table folders, read as it is
+	}
+	if n := countLogs(dir, 10000); n > 0 {
+		dest := besideName(dir, "-empties")
+		return cliutil.Usagef("%s: %s is a folder of Inspect logs (%d .eval/.json files), not a dataset; ingest them into a dataset beside it and read that: empties ingest %s --out %s, then --data %s", stage, dir, n, dir, dest, dest)
+	}
+	return cliutil.Usagef("%s: %s is not an empties dataset (no %s, no tables); --data names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir, MarkerFile)
+}
+
+// countLogs counts .eval and .json files under dir, looking at no more than
+// limit entries (folders that are no logs' skipped as ingest skips them).
+func countLogs(dir string, limit int) int {
+	n, seen := 0, 0
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > limit {
+			return filepath.SkipAll
+		}
+		if e.IsDir() {
+			if p != dir && strings.HasPrefix(e.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(e.Name(), ".eval") || strings.HasSuffix(e.Name(), ".json") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// besideName is a folder name next to dir (not inside it): its name with
+// suffix, written relative as dir was ("logs" → "logs-empties", "." →
+// "../<name>-empties").
+func besideName(dir, suffix string) string {
+	clean := filepath.Clean(dir)
+	base := filepath.Base(clean)
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		abs, err := filepath.Abs(clean)
+		if err != nil || filepath.Base(abs) == string(filepath.Separator) {
+			return filepath.Join(os.TempDir(), "empties-dataset")
+		}
+		return filepath.Join(clean, "..", filepath.Base(abs)+suffix)
+	}
+	return filepath.Join(filepath.Dir(clean), base+suffix)
+}
