@@ -264,7 +264,7 @@ func (p *samplePage) decode(raw []byte) error {
 			continue
 		}
 		e := events[c.Index]
-		c.Found, c.Pending = true, e.Pending
+		c.Found, c.Pending = true, bool(e.Pending)
 		if c.Error == "" {
 			c.Error = evallog.EventError(e)
 		}
