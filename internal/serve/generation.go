@@ -106,28 +106,19 @@ func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc)
 }
 
 // lockDown makes the database read only the generation's folder and change
-// nothing else, for the rest of its life: file access outside root is off,
-// temporary files go to the server's scratch folder (never the working
-// directory, which may be the dataset), and the configuration is locked so
-// no statement can undo it. The SQL box refuses every statement but a
-// single SELECT besides (readonly.go); together they keep the dataset's
-// bytes as they are.
+// no setting, before any reader's statement: the lock of `empties sql`
+// (duck.LockReader), DuckDB spilling to the scratch folder.
 func lockDown(ctx context.Context, db *sql.DB, root, scratch string) error {
 	tmp := filepath.Join(scratch, "duckdb-tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return err
 	}
-	for _, q := range []string{
-		"SET GLOBAL temp_directory = " + duck.Quote(tmp),
-		"SET GLOBAL allowed_directories = [" + duck.Quote(root+string(filepath.Separator)) + "]",
-		"SET GLOBAL enable_external_access = false",
-		"SET GLOBAL lock_configuration = true",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("locking the database read-only (%s): %w", q, err)
-		}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
 	}
-	return nil
+	defer conn.Close()
+	return duck.LockReader(ctx, conn, tmp, root)
 }
 
 // release ends the generation once its last request is done: the database

@@ -2,8 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"database/sql/driver"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"html/template"
@@ -17,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"empties/internal/classify"
-	"empties/internal/sqlfmt"
+	"empties/internal/duck"
 )
 
 // pageData is what every page's frame (the bar) shows.
@@ -477,8 +475,8 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 
 // runSQL fills one page of the query's rows: the query, checked alone,
 // runs inside SELECT * FROM (...) LIMIT/OFFSET (checked again as a whole),
-// or, where DuckDB cannot take it as a subquery (PRAGMA table_info), as it
-// is, reading only as far as the page.
+// or, where DuckDB cannot take it as a subquery (an EXPLAIN), as it is,
+// reading only as far as the page.
 func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 	ctx := r.Context()
 	conn, err := g.db.Conn(ctx)
@@ -488,18 +486,18 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 	}
 	defer conn.Close()
 	q := strings.TrimRight(strings.TrimSpace(v.Query), "; \t\n")
-	if err := conn.Raw(func(dc any) error { return checkReadOnly(dc, q) }); err != nil {
-		v.Error, v.Refused = err.Error(), errors.Is(err, errWrite)
+	if _, err := duck.CheckRead(ctx, conn, q); err != nil {
+		v.Error, v.Refused = err.Error(), isRefused(err)
 		return
 	}
 	offset := (v.Page - 1) * sqlPageRows
 	skip := 0
 	paged := "SELECT * FROM (\n" + q + "\n) LIMIT " + strconv.Itoa(sqlPageRows+1) + " OFFSET " + strconv.Itoa(offset)
-	if err := conn.Raw(func(dc any) error { return checkReadOnly(dc, paged) }); err != nil {
+	if _, err := duck.CheckRead(ctx, conn, paged); err != nil {
 		paged, skip = q, offset
 	}
 	n := 0
-	cols, err := queryRows(ctx, conn, paged, func(_ []string, row []driver.Value) bool {
+	cols, err := readRows(ctx, conn, paged, func(_, row []string) bool {
 		if skip > 0 {
 			skip--
 			return true
@@ -508,19 +506,11 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		if n > sqlPageRows {
 			return false
 		}
-		cells := make([]string, len(row))
-		for i, x := range row {
-			if x == nil {
-				cells[i] = "NULL"
-			} else {
-				cells[i] = sqlfmt.Format(x)
-			}
-		}
-		v.Rows = append(v.Rows, cells)
+		v.Rows = append(v.Rows, row)
 		return true
 	})
 	if err != nil {
-		v.Error, v.Refused = err.Error(), errors.Is(err, errWrite)
+		v.Error, v.Refused = err.Error(), isRefused(err)
 		return
 	}
 	v.Cols = cols
@@ -550,37 +540,14 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 	}
 	defer conn.Close()
 	q := strings.TrimRight(strings.TrimSpace(r.URL.Query().Get("q")), "; \t\n")
-	var cw *csv.Writer
-	_, err = queryRows(ctx, conn, q, func(cols []string, row []driver.Value) bool {
-		if cw == nil {
-			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="query.csv"`)
-			cw = csv.NewWriter(w)
-			cw.Write(cols)
-		}
-		rec := make([]string, len(row))
-		for i, x := range row {
-			if x != nil {
-				rec[i] = sqlfmt.Format(x)
-			}
-		}
-		cw.Write(rec)
-		return cw.Error() == nil
-	})
-	if err != nil && cw == nil {
+	started, err := writeCSV(ctx, conn, q, w)
+	if err != nil && !started {
 		code := http.StatusBadRequest
-		if errors.Is(err, errWrite) {
+		if isRefused(err) {
 			code = http.StatusForbidden
 		}
 		http.Error(w, err.Error(), code)
-		return
 	}
-	if cw == nil { // no rows: the header alone
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="query.csv"`)
-		return
-	}
-	cw.Flush()
 }
 
 // parseTemplates reads the embedded templates.

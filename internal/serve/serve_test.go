@@ -247,6 +247,26 @@ func TestBrowserCountsMatchSQL(t *testing.T) {
 			}
 		})
 	}
+	// The other filters, each on its rarest value in the corpus (the wild
+	// logs have no stop_details: its null is chosen).
+	for key, col := range map[string]string{"non_answer": "CAST(r.non_answer AS VARCHAR)", "stop_category": "r.stop_details_category",
+		"source": "r.reply_source", "log": "r.log_id"} {
+		query, where := url.Values{"null": {key}}, counted+" AND "+col+" IS NULL"
+		if vals := testutil.Query(t, dir, "SELECT "+col+" FROM replies r JOIN logs l USING (log_id) WHERE "+counted+" AND "+col+" IS NOT NULL GROUP BY 1 ORDER BY count(*), 1 LIMIT 1"); len(vals) > 0 {
+			query, where = url.Values{key: {vals[0][0]}}, counted+" AND "+col+" = '"+strings.ReplaceAll(vals[0][0], "'", "''")+"'"
+		} else if key != "stop_category" {
+			t.Errorf("%s: the corpus holds no value of %s", key, col)
+		}
+		body := page(t, hs.URL, "/replies?"+query.Encode())
+		want := 0
+		for _, n := range sqlCounts(t, dir, "1", where) {
+			want += n
+		}
+		if got := total(t, body); got != want || want == 0 {
+			t.Errorf("%s: total %d, SQL counts %d", query.Encode(), got, want)
+		}
+		sameCounts(t, query.Encode()+": facet class", facetCounts(t, body, "class"), sqlCounts(t, dir, "r.class", where))
+	}
 	// The summary's non-answers and replies with none, under a filter.
 	body := page(t, hs.URL, "/replies?model=openai/gpt-4o-mini")
 	want := testutil.Query(t, dir, `SELECT count(*) FILTER (r.non_answer), count(*) FILTER (r.class IN ('error', 'no_choices')) FROM replies r JOIN logs l USING (log_id)
@@ -462,6 +482,9 @@ func TestSQLBoxIsReadOnly(t *testing.T) {
 		"SELECT (SELECT count(*) FROM enable_logging(storage = 'file', storage_path = '" + filepath.Join(gen, "log") + "'))",
 		"SELECT * FROM query('SELECT 42')",
 		"SELECT * FROM query('COPY (SELECT 1) TO ''" + filepath.Join(gen, "q.csv") + "''')",
+		"SELECT * FROM enable_profiling(save_location = '" + filepath.Join(gen, "prof.txt") + "')",
+		"SELECT * FROM register_external_resource('duckdb', 'x', MAP{}, uri := '" + filepath.Join(gen, "x.duckdb") + "', attached_db_type := 'duckdb')",
+		"EXPLAIN SELECT * FROM checkpoint()",
 	}
 	for _, q := range refused {
 		body := page(t, hs.URL, "/sql?"+url.Values{"q": {q}}.Encode())
@@ -477,7 +500,8 @@ func TestSQLBoxIsReadOnly(t *testing.T) {
 	for _, q := range []string{
 		"SELECT count(*) FROM replies", "DESCRIBE replies", "SHOW TABLES", "SUMMARIZE logs", "FROM replies LIMIT 3", "VALUES (1), (2)",
 		"SELECT * FROM read_parquet('" + filepath.Join(gen, "logs", "*.parquet") + "')", "FROM query_table('logs')",
-		"SELECT * FROM duckdb_tables()", "-- a comment\nSELECT 1;",
+		"SELECT * FROM duckdb_tables()", "-- a comment\nSELECT 1;", "EXPLAIN SELECT * FROM replies", "EXPLAIN ANALYZE SELECT count(*) FROM replies",
+		"SELECT value_json, timestamp FROM scores, model_calls LIMIT 3",
 	} {
 		body := page(t, hs.URL, "/sql?"+url.Values{"q": {q}}.Encode())
 		if strings.Contains(body, `id="sql-error"`) || !strings.Contains(body, `id="sql-result"`) {
@@ -492,6 +516,22 @@ func TestSQLBoxIsReadOnly(t *testing.T) {
 	}
 	if got := testutil.TreeSum(t, dir); got != before {
 		t.Errorf("the dataset changed:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+
+	// Typed columns print as DuckDB prints them: a JSON value as its text
+	// (not decoded by the driver), a time with its zone, in UTC.
+	for q, want := range map[string]string{
+		"SELECT value_json FROM scores WHERE value_json IS NOT NULL ORDER BY 1 DESC LIMIT 1": "SELECT CAST(value_json AS VARCHAR) FROM scores WHERE value_json IS NOT NULL ORDER BY 1 DESC LIMIT 1",
+		"SELECT timestamp FROM model_calls WHERE timestamp IS NOT NULL ORDER BY 1 LIMIT 1":   "SELECT strftime(timestamp AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') FROM model_calls WHERE timestamp IS NOT NULL ORDER BY 1 LIMIT 1",
+	} {
+		cell := testutil.Query(t, dir, want)[0][0]
+		body := page(t, hs.URL, "/sql?"+url.Values{"q": {q}}.Encode())
+		if !strings.Contains(body, "<td>"+htmlEscape(cell)) {
+			t.Errorf("%s: the cell is not %q:\n%.1500s", q, cell, body)
+		}
+		if strings.Contains(q, "timestamp") && !strings.Contains(body, "&#43;00</td>") {
+			t.Errorf("%s: no UTC offset after %q:\n%.1500s", q, cell, body)
+		}
 	}
 
 	// Results page and export: the whole result as CSV, paged on screen.
