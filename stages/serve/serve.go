@@ -20,6 +20,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/duck"
 	iserve "empties/internal/serve"
+	"empties/internal/store"
 	"empties/stages/report"
 )
 
@@ -94,7 +95,9 @@ Examples:
 	}
 }
 
-// Run serves until ctx is cancelled.
+// Run serves until ctx is cancelled, and then returns ctx's error (the
+// command exits 130, interrupted, as every command stopped by Ctrl-C).
+// DIR is checked before anything listens.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.Data == "" {
 		return cliutil.Usagef("serve: no DIR given, e.g. empties serve out/explore")
@@ -104,6 +107,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	if _, _, err := net.SplitHostPort(opts.Addr); err == nil {
 		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", opts.Addr)
+	}
+	if err := store.CheckReadable("serve", opts.Data); err != nil {
+		return err
 	}
 	loopback := iserve.IsLoopback(opts.Addr)
 	sqlOn := loopback
@@ -169,7 +175,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	defer cancel()
 	hs.Shutdown(sctx)
 	fmt.Fprintln(w, "serve: stopped")
-	return nil
+	// Stopped by Ctrl-C, as every command is: exit 130, interrupted.
+	return ctx.Err()
 }
 
 // writeReport writes the report page of a generation's tables with the

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -59,8 +61,8 @@ func start(t *testing.T, opts serve.Options) (string, *syncBuffer) {
 	go func() { done <- serve.Run(ctx, opts, out) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("serve stopped by its context: %v, want context.Canceled (exit 130)", err)
 		}
 		if !strings.Contains(out.String(), "serve: stopped") {
 			t.Errorf("no stop message:\n%s", out.String())
@@ -143,8 +145,27 @@ func TestServeErrors(t *testing.T) {
 	if err := serve.Run(context.Background(), serve.Options{Data: "x", Addr: "0.0.0.0:8080"}, io.Discard); !errors.As(err, &usage) || !strings.Contains(err.Error(), "--port") {
 		t.Errorf("an address with a port: %v", err)
 	}
-	if err := serve.Run(context.Background(), serve.Options{Data: t.TempDir(), Addr: "127.0.0.1", Port: 0}, io.Discard); err == nil || !strings.Contains(err.Error(), "no replies table") {
-		t.Errorf("an empty folder: %v", err)
+	// DIR is checked before anything listens: on a port in use, the error
+	// is DIR's.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	inUse := taken.Addr().(*net.TCPAddr).Port
+	file := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		t.TempDir():                        "not an empties dataset",
+		filepath.Join(t.TempDir(), "none"): "no such folder",
+		file:                               "is a file",
+	} {
+		err := serve.Run(context.Background(), serve.Options{Data: dir, Addr: "127.0.0.1", Port: inUse}, io.Discard)
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a usage error saying %q", dir, err, want)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
