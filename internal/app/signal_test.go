@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"empties/internal/app"
 	"empties/internal/store"
 	"empties/internal/testutil"
 )
@@ -69,7 +68,7 @@ func generationOf(t *testing.T, dir string) (string, map[string]int64) {
 
 // The built binary, with a real FIFO among its inputs and real signals:
 // the FIFO is skipped and named; a first SIGTERM stops a run whose decoders
-// are blocked within seconds, and a second ends it at once; either way the
+// are blocked by itself (the watchdog never fires), and a second ends it at once; either way the
 // dataset is the previous generation, whole, and the next run goes on.
 func TestSignalsAndFIFOs(t *testing.T) {
 	if testing.Short() {
@@ -88,7 +87,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 	}
 	data := filepath.Join(t.TempDir(), "data")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a hang guard, far beyond any load
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "ingest", logs, fifo, "--out", data, "--progress", "never").CombinedOutput()
 	if err != nil {
@@ -103,17 +102,18 @@ func TestSignalsAndFIFOs(t *testing.T) {
 		name    string
 		signals int
 		stderr  string
-		within  time.Duration
 	}{
-		{"one signal", 1, "empties: interrupted\n", app.StopGrace},
-		{"two signals", 2, "interrupted again: stopping now", app.StopGrace},
+		{"one signal", 1, "empties: interrupted\n"},
+		{"two signals", 2, "interrupted again: stopping now"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// --full: the folder is unchanged, and an incremental run would
 			// read nothing to stall in.
 			cmd := exec.CommandContext(ctx, bin, "ingest", logs, "--out", data, "--progress", "never", "--full")
 			stalled := filepath.Join(t.TempDir(), "stalled")
-			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS="+stalled)
+			// The watchdog waits far beyond any load, so that its message
+			// (checked below) means the stage did not stop by itself.
+			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS="+stalled, "EMPTIES_TEST_STOP_GRACE=10m")
 			var stderr syncBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -121,7 +121,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			}
 			// Once a decoder has stalled (it made the file), the run can end
 			// only by a signal.
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 				if _, err := os.Stat(stalled); err == nil {
 					break
 				}
@@ -134,7 +134,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			if tc.signals == 2 {
 				// Signals of one kind that are pending at once merge into
 				// one: the second is sent once the first has been taken.
-				for deadline := time.Now().Add(time.Minute); !strings.Contains(stderr.String(), "stopping (interrupt again"); time.Sleep(10 * time.Millisecond) {
+				for deadline := time.Now().Add(10 * time.Minute); !strings.Contains(stderr.String(), "stopping (interrupt again"); time.Sleep(10 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first signal was never taken")
 					}
@@ -146,9 +146,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 				t.Errorf("exit: %v, want code 130\n%s", err, stderr.String())
 			}
-			if elapsed > tc.within {
-				t.Errorf("stopped %s after the signal, want within %s", elapsed, tc.within)
-			}
+			t.Logf("stopped %s after the signal", elapsed) // a figure, not a verdict: the machine may be loaded
 			if strings.Contains(stderr.String(), "still busy") {
 				t.Errorf("the run did not stop by itself; the watchdog ended it:\n%s", stderr.String())
 			}

@@ -35,13 +35,24 @@ func BenchmarkDecodeSample(b *testing.B) {
 	}
 	b.SetBytes(total)
 	b.ResetTimer()
+	cpu := testutil.CPUSeconds()
+	var d DecodedSample
 	for range b.N {
 		for _, raw := range raws {
-			if _, err := DecodeSample(raw, ""); err != nil {
+			if err := d.Decode(raw, ""); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
+	testutil.ReportCPU(b, cpu, total)
+}
+
+// BenchmarkDecodeSampleDecoder is BenchmarkDecodeSample the way samples
+// were decoded before decodeFast: the repeated-key scan, then the decoder
+// over the whole sample.
+func BenchmarkDecodeSampleDecoder(b *testing.B) {
+	defer SetFastDecode(false)()
+	BenchmarkDecodeSample(b)
 }
 
 // BenchmarkOpenJSON opens (hashes and scans for sample ranges) a .json log
@@ -108,6 +119,7 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 	b.SetBytes(total)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := testutil.CPUSeconds()
 	var d DecodedSample
 	for range b.N {
 		for _, raw := range raws {
@@ -116,6 +128,14 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 			}
 		}
 	}
+	testutil.ReportCPU(b, cpu, total)
+}
+
+// BenchmarkDecodeCorpusDecoder is BenchmarkDecodeCorpus the way samples
+// were decoded before decodeFast.
+func BenchmarkDecodeCorpusDecoder(b *testing.B) {
+	defer SetFastDecode(false)()
+	BenchmarkDecodeCorpus(b)
 }
 
 // BenchmarkLastKeyWins is the repeated-key pass alone over the same samples
@@ -146,10 +166,12 @@ func benchKeyPass(b *testing.B, pass func([]byte) ([]byte, bool)) {
 
 // BenchmarkDecodeCorpusSlim decodes the same samples as
 // BenchmarkDecodeCorpus by the slim walk (slimSample), as ingest decodes a
-// sample of 8 MiB or more that it holds in memory.
+// sample of 8 MiB or more that it holds in memory and that decodeFast does
+// not take.
 func BenchmarkDecodeCorpusSlim(b *testing.B) {
 	defer func(f int) { slimFrom = f }(slimFrom)
 	slimFrom = 0
+	defer SetFastDecode(false)()
 	BenchmarkDecodeCorpus(b)
 }
 

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	json "github.com/goccy/go-json"
 	kflate "github.com/klauspost/compress/flate"
@@ -63,11 +65,14 @@ type Log struct {
 	// and they cannot be read.
 	Missing []MissingSample
 
-	file      readerAtCloser
-	zr        *zip.Reader
-	maxMember int64                  // Limits.MaxMember
-	noHash    bool                   // Source.NoHash
-	hashLater func() (string, error) // Source.Hash, for FinishHash
+	file       readerAtCloser
+	zr         *zip.Reader
+	maxMember  int64                  // Limits.MaxMember
+	noHash     bool                   // Source.NoHash
+	hashLater  func() (string, error) // Source.Hash, or the hash of hash(), for FinishHash
+	hashBeside bool                   // Limits.HashBeside
+	hashing    chan struct{}          // closed once hash()'s goroutine is done
+	stopHash   atomic.Bool            // Close stops hash()'s goroutine
 }
 
 // SampleRef names one sample of a log and loads its raw JSON.
@@ -84,10 +89,14 @@ type SampleRef struct {
 	log    *Log
 }
 
-// Close releases the file.
+// Close releases the file (once its hashing, if any, has stopped).
 func (l *Log) Close() error {
 	if l.file == nil {
 		return nil
+	}
+	if l.hashing != nil {
+		l.stopHash.Store(true)
+		<-l.hashing
 	}
 	err := l.file.Close()
 	l.file = nil
@@ -111,6 +120,10 @@ type Limits struct {
 	// .json sample or header value): a larger one is refused, by name,
 	// before it is read. 0 means DefaultMaxMember.
 	MaxMember int64
+	// HashBeside hashes an .eval file beside the reads of its samples, on
+	// a goroutine of its own, instead of before OpenLimited returns:
+	// SHA256 is then set by FinishHash, which waits for it.
+	HashBeside bool
 }
 
 // DefaultMaxMember is the default Limits.MaxMember: twice the largest sample
@@ -158,7 +171,7 @@ func OpenLimited(p string, lim Limits) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	return open(&Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember()})
+	return open(&Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember(), hashBeside: lim.HashBeside})
 }
 
 // Source is a log held somewhere other than a local file, an object in a
@@ -236,25 +249,59 @@ func open(l *Log) (*Log, error) {
 		err = fmt.Errorf("not an Inspect log: expected a zip archive (.eval) or a JSON object (.json)")
 	}
 	if err != nil {
-		f.Close()
+		l.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
+// hash hashes the file, or with Limits.HashBeside starts hashing it beside
+// the reads of its members, on a goroutine of its own, so that the samples
+// of a large log are read while it is hashed: FinishHash waits for the
+// sum; Close stops the hashing and waits for it before it closes the file.
 func (l *Log) hash() error {
 	if l.noHash || l.hashLater != nil {
 		return nil
 	}
-	h := sha256.New()
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(l.file, 0, l.Size), make([]byte, 1<<20)); err != nil {
-		return err
+	if !l.hashBeside {
+		h := sha256.New()
+		if _, err := io.CopyBuffer(h, io.NewSectionReader(l.file, 0, l.Size), make([]byte, 1<<20)); err != nil {
+			return err
+		}
+		l.SHA256 = hex.EncodeToString(h.Sum(nil))
+		return nil
 	}
-	l.SHA256 = hex.EncodeToString(h.Sum(nil))
+	done := make(chan struct{})
+	var sum string
+	var err error
+	go func() {
+		defer close(done)
+		h, buf := sha256.New(), make([]byte, 1<<20)
+		for off := int64(0); off < l.Size && !l.stopHash.Load(); {
+			n, rerr := l.file.ReadAt(buf[:min(int64(len(buf)), l.Size-off)], off)
+			h.Write(buf[:n])
+			off += int64(n)
+			if rerr != nil && (rerr != io.EOF || off < l.Size) {
+				err = rerr
+				return
+			}
+		}
+		if l.stopHash.Load() {
+			err = errors.New("closed before it was hashed")
+			return
+		}
+		sum = hex.EncodeToString(h.Sum(nil))
+	}()
+	l.hashing = done
+	l.hashLater = func() (string, error) {
+		<-done
+		return sum, err
+	}
 	return nil
 }
 
-// FinishHash fills in SHA256 when the log's Source defers it (Source.Hash);
+// FinishHash fills in SHA256 when the log is hashed beside the reads of
+// its samples (Limits.HashBeside) or its Source defers it (Source.Hash);
 // call it once the samples are read. Otherwise it does nothing.
 func (l *Log) FinishHash() error {
 	if l.hashLater == nil || l.SHA256 != "" || l.noHash || l.Format != FormatEval {

@@ -241,3 +241,38 @@ func TestDecodeReusesNothingVisible(t *testing.T) {
 		t.Fatalf("only %d samples compared", n)
 	}
 }
+
+// With Limits.HashBeside an .eval log's SHA-256 is the file's, given by
+// FinishHash once the samples are read; a log closed first is not hashed
+// to the end.
+func TestHashBeside(t *testing.T) {
+	p := "../../testdata/logs/pools-tools.eval"
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	l, err := OpenLimited(p, Limits{HashBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range l.Samples {
+		if _, err := ref.Bytes(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.FinishHash(); err != nil {
+		t.Fatal(err)
+	}
+	if want := hex.EncodeToString(sum[:]); l.SHA256 != want {
+		t.Errorf("SHA256 %s, want %s", l.SHA256, want)
+	}
+	l.Close()
+	l, err = OpenLimited(p, Limits{HashBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

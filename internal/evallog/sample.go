@@ -25,11 +25,16 @@ type DecodedSample struct {
 	index       attachmentIndex
 	messages    []json.RawMessage
 	id, idKind  string // see IDString
+	// eventIndex, when decodeFast took the sample, is each kept event's
+	// place in the sample's events (it keeps only the kinds the tables
+	// read), so that an error names the event as the log lists it.
+	eventIndex []int
 }
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
 // scorer of a version-1 `score` field (the first of results.scores). The
-// sample's attachments and message pool are not copied: raw must stay
+// sample's raw values (attachments, message pool, the events' inputs and
+// outputs, the scores, the metadata) need not be copied: raw must stay
 // unchanged while the DecodedSample is used.
 func DecodeSample(raw []byte, legacyScoreName string) (*DecodedSample, error) {
 	d := &DecodedSample{}
@@ -59,15 +64,20 @@ func (d *DecodedSample) Release() {
 	if d.Transcript != nil {
 		d.Transcript.Content = nil
 	}
+	// The other raw values are sub-slices too when decodeFast took the
+	// sample.
+	d.ID, d.Metadata, d.Scores, d.Score = nil, nil, nil, nil
+	clear(d.Events[:cap(d.Events)])
+	d.Events = d.Events[:0]
 }
 
 // reset empties d for the next decode, keeping the memory of its event
 // list: the decoder decodes into existing elements, so they are cleared.
 func (d *DecodedSample) reset() {
-	events := d.Events[:cap(d.Events)]
+	events, index := d.Events[:cap(d.Events)], d.eventIndex[:0]
 	clear(events)
 	*d = DecodedSample{}
-	d.Events = events[:0]
+	d.Events, d.eventIndex = events[:0], index
 }
 
 // Decode is DecodeSample into d, reusing the memory of d's event list: a
@@ -75,6 +85,11 @@ func (d *DecodedSample) reset() {
 // grow a new list (the largest allocation of a decode) for each. Nothing of
 // the previous sample survives.
 func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
+	d.reset()
+	if fastDecode && d.decodeFast(raw) { // one walk, for the samples it can take (fastsample.go)
+		d.attachments = d.Attachments
+		return d.finish(legacyScoreName)
+	}
 	d.reset()
 	raw, _ = lastKeyWins(raw)
 	var slim, attachments []byte
@@ -462,8 +477,11 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 		return nil, nil
 	}
 	var o ModelOutput
-	if _, err := unmarshal(e.Output, &o); err != nil {
-		return nil, fmt.Errorf("model event output: %w", err)
+	if !fastDecode || !decodeOutput(e.Output, &o) {
+		o = ModelOutput{}
+		if _, err := unmarshal(e.Output, &o); err != nil {
+			return nil, fmt.Errorf("model event output: %w", err)
+		}
 	}
 	if err := checkOutput("model event output", &o); err != nil {
 		return nil, err

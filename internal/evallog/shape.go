@@ -319,7 +319,11 @@ func (d *DecodedSample) validate() error {
 		return err
 	}
 	for i := range d.Events {
-		if err := checkEvent(i, &d.Events[i]); err != nil {
+		at := i
+		if len(d.eventIndex) == len(d.Events) {
+			at = d.eventIndex[i] // decodeFast's: the place in the log's list
+		}
+		if err := checkEvent(at, &d.Events[i]); err != nil {
 			return err
 		}
 	}

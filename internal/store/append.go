@@ -89,9 +89,20 @@ func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, k
 			}
 			continue
 		}
-		all, err := keepsAll(src, key, keep)
+		all, none, err := keeps(src, key, keep)
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", src, err)
+		}
+		if none {
+			// Every row is dropped: the part is left out unread. Its rows
+			// may be of an older schema (an ingest_version that changed
+			// with the tables), which its type T could not read.
+			n, err := rowCount(src)
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s: %w", src, err)
+			}
+			dropped += n
+			continue
 		}
 		if all {
 			if err := linkTable(filepath.Dir(src), dst, []string{name}); err != nil {
@@ -151,15 +162,40 @@ func filterPart[T any](src, dst string, keep func(*T) bool, d *Dataset) (int64, 
 	return dropped, err
 }
 
-// keepsAll reports whether keep accepts the key of every row of a part file,
-// reading that one column only.
-func keepsAll(src, key string, keep func(string) bool) (bool, error) {
-	all := true
-	err := scanColumn(src, key, func(v []byte) bool {
-		all = keep(string(v))
-		return all
+// keeps reports whether keep accepts the key of every row of a part file,
+// and whether of none, reading that one column only.
+func keeps(src, key string, keep func(string) bool) (all, none bool, err error) {
+	all, none = true, true
+	err = scanColumn(src, key, func(v []byte) bool {
+		if keep(string(v)) {
+			none = false
+		} else {
+			all = false
+		}
+		return all || none
 	})
-	return all && err == nil, err
+	if err != nil {
+		return false, false, err
+	}
+	return all, none, nil
+}
+
+// rowCount is the number of rows a part file's footer gives.
+func rowCount(src string) (int64, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return 0, err
+	}
+	return pf.NumRows(), nil
 }
 
 // scanColumn calls fn with the value of the text column key of every row of

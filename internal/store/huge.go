@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 )
 
@@ -201,18 +202,25 @@ func textLengths[T any]() func(row *T, fn func(int)) {
 // written through lonePages, which gives such a page without the copy.
 
 // textSchema is the schema of T with every top-level text column's type
-// wrapped by textType. The nodes are otherwise T's own (same order, names,
-// repetition and types), so parquet-go still maps T's fields to columns
-// directly (EqualNodes holds) and writes the same bytes.
-func textSchema[T any]() *parquet.Schema {
+// wrapped by textType, and every top-level column compressed by
+// codecOf(its path, its kind). The nodes are otherwise T's own (same order,
+// names, repetition and types), so parquet-go still maps T's fields to
+// columns directly (EqualNodes holds) and writes the same bytes.
+func textSchema[T any](codecOf func([]string, parquet.Kind) compress.Codec) *parquet.Schema {
 	sch := parquet.SchemaOf(new(T))
 	fields := sch.Fields()
 	wrapped := make([]parquet.Field, len(fields))
 	for i, f := range fields {
 		wrapped[i] = f
-		if f.Leaf() && f.Type().Kind() == parquet.ByteArray {
-			wrapped[i] = textField{f}
+		if !f.Leaf() {
+			continue
 		}
+		kind := f.Type().Kind()
+		var typ parquet.Type
+		if kind == parquet.ByteArray {
+			typ = textType{f.Type()}
+		}
+		wrapped[i] = column{f, typ, codecOf([]string{f.Name()}, kind)}
 	}
 	return parquet.NewSchema(sch.Name(), fieldsNode{sch, wrapped})
 }
@@ -224,9 +232,22 @@ type fieldsNode struct {
 
 func (n fieldsNode) Fields() []parquet.Field { return n.fields }
 
-type textField struct{ parquet.Field }
+// column is a top-level leaf field with its codec and, for a text column,
+// its textType.
+type column struct {
+	parquet.Field
+	typ   parquet.Type // nil: the field's own
+	codec compress.Codec
+}
 
-func (f textField) Type() parquet.Type { return textType{f.Field.Type()} }
+func (c column) Type() parquet.Type {
+	if c.typ != nil {
+		return c.typ
+	}
+	return c.Field.Type()
+}
+
+func (c column) Compression() compress.Codec { return c.codec }
 
 type textType struct{ parquet.Type }
 

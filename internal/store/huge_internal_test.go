@@ -69,7 +69,7 @@ func TestTextSchemaWritesTheSameBytes(t *testing.T) {
 				rows[i].Note = &note
 			}
 		}
-		for name, codec := range codecs {
+		for name, codec := range compressions {
 			var got, want bytes.Buffer
 			w := newParquetWriter[textRow](&got, codec)
 			sch := parquet.SchemaOf(new(textRow))

@@ -53,8 +53,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/parquet-go/parquet-go/compress"
-
 	"empties/internal/guard"
 )
 
@@ -101,7 +99,7 @@ type Dataset struct {
 	staged  map[string][]string // table → staged files, in order
 	drops   []string            // tables left out of the next generation
 	carried map[string]bool     // tables Preview linked from the current generation
-	codec   compress.Codec      // page compression of the files it writes
+	codec   *compression        // page compression of the files it writes
 }
 
 type marker struct {
@@ -152,7 +150,7 @@ func Create(dir string, avoid ...string) (*Dataset, error) {
 		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
 	}
 	unpinAll(abs) // from here on this process reads under the lock
-	d := &Dataset{Dir: abs, lock: lock, codec: codecs[DefaultCompression]}
+	d := &Dataset{Dir: abs, lock: lock, codec: compressions[DefaultCompression]}
 	if !marked {
 		b, _ := json.Marshal(marker{Format: "empties dataset", Version: FormatVersion})
 		if err := writeSynced(filepath.Join(abs, MarkerFile), append(b, '\n')); err != nil {

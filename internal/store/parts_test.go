@@ -14,7 +14,7 @@ type partRow struct {
 // order, and the first file exists even with no rows.
 func TestPartsRollOver(t *testing.T) {
 	dir := t.TempDir()
-	p, err := newParts[partRow](dir, codecs[DefaultCompression])
+	p, err := newParts[partRow](dir, compressions[DefaultCompression])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestPartsRollOver(t *testing.T) {
 	}
 
 	empty := t.TempDir()
-	p, err = newParts[partRow](empty, codecs[DefaultCompression])
+	p, err = newParts[partRow](empty, compressions[DefaultCompression])
 	if err != nil {
 		t.Fatal(err)
 	}

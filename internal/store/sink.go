@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/parquet-go/parquet-go/compress"
-
 	"empties/internal/guard"
 )
 
@@ -21,7 +19,7 @@ type Sink[T any] struct {
 	in    chan []T
 	done  chan error
 	rows  int64
-	codec compress.Codec
+	codec *compression
 	first int // number of its first part file (NewSinkAt)
 }
 
@@ -83,7 +81,7 @@ func (s *Sink[T]) run() {
 // is created at once, so a table with no rows still has one (empty) file.
 type parts[T any] struct {
 	dir   string
-	codec compress.Codec
+	codec *compression
 	next  int // number of the next file
 	f     *os.File
 	w     *rowWriter[T]
@@ -91,13 +89,13 @@ type parts[T any] struct {
 	limit int64 // rows per file (RowsPerFile)
 }
 
-func newParts[T any](dir string, codec compress.Codec) (*parts[T], error) {
+func newParts[T any](dir string, codec *compression) (*parts[T], error) {
 	return newPartsAt[T](dir, codec, 0)
 }
 
 // newPartsAt numbers its files from first. Past 0 the table already has
 // files (FilterParts), so the first is created only once a row arrives.
-func newPartsAt[T any](dir string, codec compress.Codec, first int) (*parts[T], error) {
+func newPartsAt[T any](dir string, codec *compression, first int) (*parts[T], error) {
 	p := &parts[T]{dir: dir, codec: codec, limit: rowsPerFile, next: first}
 	if first > 0 {
 		return p, nil

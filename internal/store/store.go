@@ -19,15 +19,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/snappy"
-	"github.com/parquet-go/parquet-go/compress/uncompressed"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"empties/internal/guard"
 )
@@ -65,53 +61,6 @@ func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
 	return &Writer[T]{table: table, path: p, f: f, w: newParquetWriter[T](f, d.codec)}, nil
 }
 
-// Compressions are the page compressions a dataset can be written with, by
-// the names `empties ingest --compression` takes. Every Parquet reader the
-// project meets (DuckDB, pyarrow, polars) reads all of them. (parquet-go's
-// LZ4_RAW writer is not offered: it writes an empty page where the data does
-// not compress.)
-var Compressions = []string{"snappy", "zstd", "none"}
-
-// DefaultCompression is Snappy, written by s2's fast encoder: on ingest's
-// text-heavy tables it costs less than half the CPU time of zstd's fastest
-// level, for files about a third larger (make bench; see README).
-const DefaultCompression = "snappy"
-
-// codecs are shared by every writer: building a zstd encoder per file was a
-// measurable share of ingest time on small logs.
-var codecs = map[string]compress.Codec{
-	"zstd":   &zstd.Codec{Level: zstd.SpeedFastest},
-	"snappy": &fastSnappy{},
-	"none":   &uncompressed.Codec{},
-}
-
-// SetCompression chooses the page compression of the files d writes from now
-// on, by one of the names in Compressions.
-func (d *Dataset) SetCompression(name string) error {
-	c, ok := codecs[name]
-	if !ok {
-		return fmt.Errorf("unknown compression %q (one of %s)", name, strings.Join(Compressions, ", "))
-	}
-	d.codec = c
-	return nil
-}
-
-// fastSnappy writes standard Snappy blocks with s2's fast encoder. parquet-go's
-// own Snappy codec calls klauspost's snappy.Encode, which is s2's "better"
-// mode: smaller pages for half the speed, and half of ingest's writing time.
-type fastSnappy struct{ snappy.Codec }
-
-func (*fastSnappy) Encode(dst, src []byte) ([]byte, error) {
-	n := s2.MaxEncodedLen(len(src))
-	if n < 0 {
-		return nil, fmt.Errorf("snappy: page of %d bytes is too large", len(src))
-	}
-	if len(src) > snappyChunk {
-		return encodeSnappyChunked(dst[:0], src), nil
-	}
-	return s2.EncodeSnappy(slices.Grow(dst[:0], n)[:n], src), nil
-}
-
 // snappyChunk is the page size from which a page is compressed a chunk at a
 // time. EncodeSnappy wants a buffer of MaxEncodedLen, a little more than
 // the page, and growing a slice clears all of it: a page of one 200 MB
@@ -138,16 +87,23 @@ func encodeSnappyChunked(dst, src []byte) []byte {
 	return dst
 }
 
-func newParquetWriter[T any](w io.Writer, codec compress.Codec) *rowWriter[T] {
-	sch := textSchema[T]()
-	return newRowWriter(parquet.NewGenericWriter[T](w, append(writerOptions(sch, codec), sch)...))
+func newParquetWriter[T any](w io.Writer, c *compression) *rowWriter[T] {
+	return newParquetWriterOf[T](w, c, func(_ []string, k parquet.Kind) compress.Codec { return c.codec(k) })
+}
+
+// newParquetWriterOf is newParquetWriter with each top-level column
+// compressed by codecOf(its path, its kind).
+func newParquetWriterOf[T any](w io.Writer, c *compression, codecOf func([]string, parquet.Kind) compress.Codec) *rowWriter[T] {
+	sch := textSchema[T](codecOf)
+	return newRowWriter(parquet.NewGenericWriter[T](w, append(writerOptions(sch, c), sch)...))
 }
 
 // writerOptions are the options of every file empties writes, for rows of
-// the schema sch.
-func writerOptions(sch *parquet.Schema, codec compress.Codec) []parquet.WriterOption {
+// the schema sch. The codec of a column that the schema does not give one
+// (the items of a list) is that of its kind.
+func writerOptions(sch *parquet.Schema, c *compression) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
-		parquet.Compression(codec),
+		parquet.Compression(c.byKind[byteArrayColumn]),
 		parquet.MaxRowsPerRowGroup(RowsPerGroup),
 		parquet.CreatedBy("empties", "", ""),
 		// Page statistics hold each page's min and max whole: a page of one

@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -122,5 +124,31 @@ func TestSetCompressionRejectsUnknown(t *testing.T) {
 	defer ds.Close()
 	if err := ds.SetCompression("lz4"); err == nil || !strings.Contains(err.Error(), "snappy") {
 		t.Errorf("want an error listing the choices, got %v", err)
+	}
+}
+
+// Every codec scripts/bench/codecs measures decodes what it encodes: text,
+// repeats, random bytes (which LZ4 cannot compress) and an empty page.
+func TestCandidateCodecsRoundTrip(t *testing.T) {
+	random := make([]byte, 300_000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		random[i] = byte(r.Uint32())
+	}
+	pages := [][]byte{nil, []byte("x"), []byte(strings.Repeat("the model answered ", 20_000)), random}
+	for name, c := range store.CandidateCodecs {
+		for _, page := range pages {
+			enc, err := c.Encode(nil, page)
+			if err != nil {
+				t.Fatalf("%s: encoding %d bytes: %v", name, len(page), err)
+			}
+			dec, err := c.Decode(nil, enc)
+			if err != nil {
+				t.Fatalf("%s: decoding %d bytes: %v", name, len(page), err)
+			}
+			if !bytes.Equal(dec, page) {
+				t.Errorf("%s: %d bytes came back as %d", name, len(page), len(dec))
+			}
+		}
 	}
 }

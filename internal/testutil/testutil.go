@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"empties/internal/duck"
@@ -91,4 +92,28 @@ func Query(t testing.TB, dataDir, q string, args ...any) [][]string {
 		}
 	}
 	return out
+}
+
+// CPUSeconds is the CPU time (user+sys) of the process so far: a
+// benchmark reports it beside its wall time, which other load on the
+// machine inflates (ReportCPU).
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+// ReportCPU reports the process's CPU seconds since start (CPUSeconds) per
+// op, and the MB/s of bytes per op at that CPU time, as cpu-s/op and
+// cpu-MB/s.
+func ReportCPU(b *testing.B, start float64, bytes int64) {
+	b.StopTimer()
+	s := (CPUSeconds() - start) / float64(b.N)
+	b.ReportMetric(s, "cpu-s/op")
+	if bytes > 0 && s > 0 {
+		b.ReportMetric(float64(bytes)/1e6/s, "cpu-MB/s")
+	}
 }

@@ -13,11 +13,20 @@
    run of each counts, and peak RSS is the highest of its runs:
      a. empties ingest CORPUS --out WORK/out --progress never   (full corpus)
      b. the floor (inflate + JSON decode only, same parallelism) (full corpus)
+     i. inflate only (read every file, inflate every member, no hash, no
+        JSON; `floor -mode inflate`, same parallelism)         (full corpus)
      c. inspect_ai's read_eval_log(path), default arguments, on a SUBSET of
         the corpus (>= --inspect-mb raw, including an .eval base and the .json
         base); its rate is what is compared
      d. empties ingest on about a quarter of the corpus (peak RSS vs. a)
-4. Prints a table and the targets, and writes WORK/bench.json.
+4. Prints a table and the targets, and writes WORK/bench.json; then the
+   physical floor and the split (physical_rows): ingest against inflate-only
+   by wall time and CPU seconds (user+sys), the CPU seconds of each stage of
+   ingest from a CPU profile (scripts/bench/profile -split: inflate,
+   scan/decode, extract, Parquet encode, Parquet compression, hashing,
+   commit), worker scaling (ingest and inflate-only with 1, 2 and all
+   workers), the peak RSS of one tiny log, and the same floors and split on
+   ../shared/corpus/wild. Run this part alone with --physical-only.
 5. Incremental ingest (incremental_rows): a full ingest (--full), a
    re-ingest of the unchanged corpus into the same dataset (target: under 5%
    of the full one; it must read no log), one log added (a copy of a base log
@@ -68,6 +77,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 TARGET_INSPECT_X = 20.0   # ingest MB/s >= 20x inspect_ai's
 TARGET_FLOOR_FRAC = 0.5   # ingest MB/s >= half the floor's
+TARGET_INFLATE_X = 1.3    # ingest wall time <= 1.3x inflate-only's
 TARGET_RSS_GROWTH = 1.5   # ingest peak RSS, full corpus / quarter corpus
 TARGET_UNCHANGED = 0.05   # re-ingest of the unchanged corpus / full ingest, wall time
 TARGET_ADD_ONE = 2.0      # adding one log to the dataset / that log ingested alone, wall time
@@ -113,6 +123,7 @@ def interleaved(n: int, jobs: list[tuple[str, list[str], str, str]]) -> dict:
         b["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
         b["all_wall_seconds"] = [r["wall_seconds"] for r in runs]
         b["all_peak_rss_mib"] = [r["peak_rss_mib"] for r in runs]
+        b["all_cpu_seconds"] = [r["user_seconds"] + r["sys_seconds"] for r in runs]
         best[name] = b
     return best
 
@@ -165,6 +176,8 @@ def main() -> None:
                     help="the wild corpus (real providers' logs) whose class counts are reported")
     ap.add_argument("--wild-only", action="store_true",
                     help="only report the wild corpus's class counts (step 7), no timing runs")
+    ap.add_argument("--physical-only", action="store_true",
+                    help="only the physical floor, the split, worker scaling and the tiny log (step 4), on the same corpus")
     ap.add_argument("--incremental-only", action="store_true",
                     help="only the incremental ingest rows (step 5), on the same corpus")
     ap.add_argument("--s3-only", action="store_true",
@@ -216,6 +229,13 @@ def main() -> None:
         return
     floor_bin = os.path.join(work, "floor")
     subprocess.run(["go", "build", "-o", floor_bin, "./scripts/bench/floor"], cwd=ROOT, check=True)
+    if a.physical_only:
+        warm_cache([f["abs"] for f in files])
+        phys = physical_rows(binary, floor_bin, corpus_dir, files, os.path.abspath(a.wild), work, logs,
+                             workers, a.repeat, None)
+        with open(os.path.join(work, "bench-physical.json"), "w") as f:
+            json.dump(phys, f, indent=1)
+        return
 
     # 2. page cache
     secs = warm_cache([f["abs"] for f in files])
@@ -235,6 +255,8 @@ def main() -> None:
         ("ingest", [binary, "ingest", corpus_dir, "--out", out_full, "--full", "--progress", "never", "--workers", str(workers)],
          os.path.join(logs, "ingest"), "a. ingest, full corpus"),
         ("floor", [floor_bin, "-j", str(workers), corpus_dir], os.path.join(logs, "floor"), "b. floor, full corpus"),
+        ("inflate", [floor_bin, "-mode", "inflate", "-j", str(workers), corpus_dir], os.path.join(logs, "inflate"),
+         "i. inflate only, full corpus"),
         ("inspect", [sys.executable, os.path.join(HERE, "inspect_read.py")] + [f["abs"] for f in subset],
          os.path.join(logs, "inspect"), "c. inspect_ai read_eval_log, subset"),
         ("ingest_quarter", [binary, "ingest", *[f["abs"] for f in quarter], "--out", out_q, "--full", "--progress", "never",
@@ -243,6 +265,7 @@ def main() -> None:
     ])
     print("    " + runs["ingest"]["stdout"].splitlines()[0] if runs["ingest"]["stdout"] else "", flush=True)
     floor_out = json.loads(runs["floor"]["stdout"].strip().splitlines()[-1])
+    inflate_out = json.loads(runs["inflate"]["stdout"].strip().splitlines()[-1])
     insp_out = json.loads(runs["inspect"]["stdout"].strip().splitlines()[-1])
 
     # 4. figures
@@ -268,10 +291,15 @@ def main() -> None:
             runs["ingest_quarter"]["peak_rss_mib"], len(quarter), "quarter corpus, for peak RSS"),
     ]
     ing, flo, ins, ingq = rows
+    rows.insert(2, row("inflate", total_raw, total_samples, runs["inflate"]["wall_seconds"], runs["inflate"]["peak_rss_mib"],
+                       inflate_out["files"], "full corpus, inflate every member only, no hash, no JSON (process wall time)"))
+    x_inflate = ing["seconds"] / rows[2]["seconds"]
     x_inspect = ing["mb_per_s"] / ins["mb_per_s"]
     f_floor = ing["mb_per_s"] / flo["mb_per_s"]
     rss_growth = ing["peak_rss_mib"] / ingq["peak_rss_mib"]
     targets = [
+        {"target": f"ingest time <= {TARGET_INFLATE_X:g}x inflate-only's", "value": x_inflate,
+         "met": x_inflate <= TARGET_INFLATE_X, "shown": f"{x_inflate:.2f}x (best runs; medians and CPU seconds below)"},
         {"target": f"ingest >= {TARGET_INSPECT_X:g}x inspect_ai MB/s", "value": x_inspect,
          "met": x_inspect >= TARGET_INSPECT_X, "shown": f"{x_inspect:.1f}x"},
         {"target": f"ingest >= {TARGET_FLOOR_FRAC:g}x floor MB/s", "value": f_floor,
@@ -285,7 +313,8 @@ def main() -> None:
     print(f"corpus: {len(files)} files, {total_samples} samples, {total_raw / 1e9:.2f} GB raw JSON, "
           f"{sum(f['size'] for f in files) / 1e9:.3f} GB on disk; raw MB = 1e6 bytes of uncompressed JSON")
     print(f"floor decoded {floor_out['raw_bytes'] / 1e6:.0f} MB of sample JSON (the sample members; "
-          f"the rest of the raw MB is headers, summaries, reductions and journal)")
+          f"the rest of the raw MB is headers, summaries, reductions and journal); inflate-only inflated "
+          f"{inflate_out['raw_bytes'] / 1e6:.0f} MB in {inflate_out['members']} members and .json files")
     print(f"inspect_ai read a subset: {len(subset)} files ({', '.join(sorted({os.path.splitext(f['path'])[1] for f in subset}))}), "
           f"{s_raw / 1e6:.0f} MB raw, {s_samples} samples")
     print(f"best of {a.repeat} runs each; seconds = process wall time (inspect_ai: its read loop, "
@@ -304,6 +333,8 @@ def main() -> None:
     print(f"\nbench wall time {total:.0f}s; figures in {os.path.join(work, 'bench.json')}, "
           f"child output in {logs}/")
 
+    phys = physical_rows(binary, floor_bin, corpus_dir, files, os.path.abspath(a.wild), work, logs, workers,
+                         a.repeat, {k: runs[k] for k in ("ingest", "floor", "inflate")})
     incremental = incremental_rows(binary, corpus_dir, files, work, logs, workers, a.repeat)
     s3 = s3_rows(binary, a.versitygw, [f["abs"] for f in quarter], work, a.repeat, workers)
 
@@ -321,8 +352,169 @@ def main() -> None:
             "inspect_subset": [f["path"] for f in subset],
             "quarter": [f["path"] for f in quarter],
             "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
-            "bench_seconds": total, "incremental": incremental, "s3": s3, "wild": wild,
+            "bench_seconds": total, "physical": phys, "incremental": incremental, "s3": s3, "wild": wild,
         }, f, indent=1)
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else float("nan")
+
+
+def interleaved_all(n: int, jobs: list[tuple[str, list[str], str, str]], before=None) -> dict:
+    """Runs every job n times, round-robin, and returns each job's runs with
+    the fastest, the median wall time and the median CPU seconds
+    (user+sys). before(name), if given, runs before each run of a job."""
+    all_runs: dict[str, list[dict]] = {name: [] for name, *_ in jobs}
+    for i in range(n):
+        for name, argv, log_prefix, label in jobs:
+            if before:
+                before(name)
+            all_runs[name].append(run_child(argv, log_prefix, f"{label} [{i + 1}/{n}]" if n > 1 else label))
+    return {name: _summary(runs) for name, runs in all_runs.items()}
+
+
+def _summary(runs: list[dict]) -> dict:
+    return {"best_wall": min(r["wall_seconds"] for r in runs),
+            "median_wall": _median([r["wall_seconds"] for r in runs]),
+            "median_cpu": _median([r["user_seconds"] + r["sys_seconds"] for r in runs]),
+            "peak_rss_mib": max(r["peak_rss_mib"] for r in runs),
+            "all_wall_seconds": [r["wall_seconds"] for r in runs],
+            "all_cpu_seconds": [r["user_seconds"] + r["sys_seconds"] for r in runs],
+            "exit_codes": sorted({r["exit_code"] for r in runs}),
+            "stdout": runs[-1].get("stdout", "")}
+
+
+def _print_floor_table(title: str, rows: list[tuple[str, dict]], ref: dict) -> None:
+    print(f"\n{title}")
+    print(f"  {'':<26}{'best s':>8}{'median s':>10}{'CPU s':>8}{'x inflate (wall)':>18}{'x inflate (CPU)':>17}{'peak RSS MiB':>14}")
+    for name, r in rows:
+        print(f"  {name:<26}{r['best_wall']:>8.2f}{r['median_wall']:>10.2f}{r['median_cpu']:>8.2f}"
+              f"{r['median_wall'] / ref['median_wall']:>17.2f}x{r['median_cpu'] / ref['median_cpu']:>16.2f}x"
+              f"{r['peak_rss_mib']:>14.0f}")
+
+
+def split_rows(profile_bin: str, paths: list[str], out: str, workers: int, repeat: int, log_prefix: str) -> dict:
+    """The CPU seconds of each stage of ingest: scripts/bench/profile -split
+    (ingest run in-process under the CPU profiler, repeat times)."""
+    remove_own(out)
+    argv = [profile_bin, "-split", "-repeat", str(repeat), "-j", str(workers), "-out", out, *paths]
+    r = run_child(argv, log_prefix, f"split: profile -split -repeat {repeat}")
+    remove_own(out)
+    lines = [line for line in r["stdout"].splitlines() if line.startswith('{"')]
+    if r["exit_code"] != 0 or not lines:
+        print(f"  ! no split (exit {r['exit_code']}; see {log_prefix}.stderr)")
+        return {}
+    res = json.loads(lines[-1])
+    res["process_cpu_seconds"] = r["user_seconds"] + r["sys_seconds"]
+    res["repeat"] = repeat
+    return res
+
+
+def _print_split(title: str, sp: dict, inflate_cpu: float | None) -> None:
+    if not sp:
+        return
+    total = sp["profile_seconds"]
+    rep = sp.get("repeat", 1)
+    print(f"\n{title}: CPU seconds by stage of ingest, per run (CPU profile of {rep} run(s) in one process, "
+          f"{total / rep:.2f}s of samples a run; the process's own user+sys {sp['process_cpu_seconds'] / rep:.2f}s a run)")
+    order = ["inflate", "scan/decode", "extract", "parquet encode", "parquet compress", "hash", "commit", "pipeline", "runtime"]
+    for k in order + sorted(set(sp["split"]) - set(order)):
+        v = sp["split"].get(k, 0.0) / rep
+        print(f"  {k:<18}{v:>7.2f}s {100 * v * rep / total if total else 0:>6.1f}%")
+    if inflate_cpu:
+        rest = (total - sp["split"].get("inflate", 0.0)) / rep
+        print(f"  everything but inflating: {rest:.2f} CPU s a run, against {inflate_cpu:.2f} CPU s for inflate-only "
+              f"(the 1.3x target leaves {0.3 * inflate_cpu:.2f})")
+
+
+def physical_rows(binary: str, floor_bin: str, corpus_dir: str, files: list[dict], wild: str, work: str, logs: str,
+                  workers: int, repeat: int, main_runs: dict | None) -> dict:
+    """Step 4: ingest against the physical floor of reading the logs
+    (inflate-only), the split of its CPU time by stage, worker scaling, the
+    peak RSS of a tiny log, and the same on the wild corpus."""
+    print("\n== the physical floor: inflate only, the decode floor and ingest", flush=True)
+    profile_bin = os.path.join(work, "profile")
+    subprocess.run(["go", "build", "-o", profile_bin, "./scripts/bench/profile"], cwd=ROOT, check=True)
+    out_full = os.path.join(work, "out")
+
+    def jobs(paths: list[str], tag: str, out: str, j: int) -> list[tuple[str, list[str], str, str]]:
+        return [
+            ("inflate", [floor_bin, "-mode", "inflate", "-j", str(j), *paths], os.path.join(logs, f"inflate-{tag}"),
+             f"inflate only, {tag}"),
+            ("floor", [floor_bin, "-j", str(j), *paths], os.path.join(logs, f"floor-{tag}"), f"decode floor, {tag}"),
+            ("ingest", [binary, "ingest", *paths, "--out", out, "--full", "--progress", "never", "--workers", str(j)],
+             os.path.join(logs, f"ingest-{tag}"), f"ingest, {tag}"),
+        ]
+
+    res: dict = {}
+    if main_runs:  # the interleaved rounds of step 3
+        corpus = {k: _summary_from_best(v) for k, v in main_runs.items()}
+    else:
+        corpus = interleaved_all(repeat, jobs([corpus_dir], "corpus", out_full, workers))
+    res["corpus"] = corpus
+    _print_floor_table(f"bench corpus ({len(files)} files, {sum(f['raw'] for f in files) / 1e9:.2f} GB raw), "
+                       f"{workers} workers, {repeat} interleaved runs", [
+                           ("inflate only", corpus["inflate"]), ("decode floor", corpus["floor"]), ("ingest", corpus["ingest"])],
+                       corpus["inflate"])
+    res["split_corpus"] = split_rows(profile_bin, [corpus_dir], os.path.join(work, "out-split"), workers, 1,
+                                     os.path.join(logs, "split-corpus"))
+    _print_split("bench corpus", res["split_corpus"], corpus["inflate"]["median_cpu"])
+
+    # worker scaling: 1, 2 and all cores
+    counts = sorted({1, 2, os.cpu_count() or 1})
+    print(f"\n== worker scaling ({', '.join(map(str, counts))} workers)", flush=True)
+    scaling = {}
+    for j in counts:
+        scaling[j] = interleaved_all(repeat, [jb for jb in jobs([corpus_dir], f"corpus-j{j}", out_full, j)
+                                              if jb[0] != "floor"])
+    res["scaling"] = scaling
+    print(f"\nworker scaling, bench corpus; median of {repeat} interleaved runs; MB/s of raw JSON")
+    raw = sum(f["raw"] for f in files)
+    print(f"  {'workers':<9}{'inflate s':>10}{'MB/s':>8}{'ingest s':>10}{'MB/s':>8}{'CPU s':>8}{'x inflate':>11}{'speed-up':>10}")
+    for j in counts:
+        i, g = scaling[j]["inflate"], scaling[j]["ingest"]
+        print(f"  {j:<9}{i['median_wall']:>10.2f}{raw / 1e6 / i['median_wall']:>8.0f}{g['median_wall']:>10.2f}"
+              f"{raw / 1e6 / g['median_wall']:>8.0f}{g['median_cpu']:>8.2f}{g['median_wall'] / i['median_wall']:>10.2f}x"
+              f"{scaling[1]['ingest']['median_wall'] / g['median_wall']:>9.2f}x")
+
+    # one tiny log alone: the fixed cost of a run
+    tiny = os.path.join(ROOT, "testdata", "logs", "zstd-basic.eval")
+    out_tiny = os.path.join(work, "out-tiny")
+    t = interleaved_all(repeat, [("tiny", [binary, "ingest", tiny, "--out", out_tiny, "--progress", "never"],
+                                  os.path.join(logs, "ingest-tiny"), "ingest, one tiny log")],
+                        before=lambda _: remove_own(out_tiny))["tiny"]
+    res["tiny"] = t
+    print(f"\none tiny log (testdata/logs/zstd-basic.eval, {os.path.getsize(tiny) / 1e3:.0f} kB) into a new dataset: "
+          f"{t['median_wall']:.2f}s, {t['median_cpu']:.2f} CPU s, peak RSS {t['peak_rss_mib']:.0f} MiB "
+          f"(target < 128 MiB) {'ok' if t['peak_rss_mib'] < 128 else 'MISSED'}; the big rows: "
+          f"{corpus['ingest']['peak_rss_mib']:.0f} MiB (bench corpus)")
+
+    # the wild corpus: real providers' logs
+    wlogs = os.path.join(wild, "logs")
+    if os.path.isdir(wlogs):
+        print("\n== the physical floor on ../shared/corpus/wild", flush=True)
+        w = interleaved_all(repeat, jobs([wlogs], "wild", os.path.join(work, "out-wild-floor"), workers))
+        res["wild"] = w
+        _print_floor_table(f"wild corpus ({len(os.listdir(wlogs))} files), {workers} workers, {repeat} interleaved runs",
+                           [("inflate only", w["inflate"]), ("decode floor", w["floor"]), ("ingest", w["ingest"]),
+                            ("ingest, tiny log alone", t)], w["inflate"])
+        res["split_wild"] = split_rows(profile_bin, [wlogs], os.path.join(work, "out-split-wild"), workers, 20,
+                                       os.path.join(logs, "split-wild"))
+        _print_split("wild corpus", res["split_wild"], w["inflate"]["median_cpu"])
+    for v in [res.get("corpus", {}), res.get("wild", {}), *scaling.values()]:
+        for r in v.values():
+            r.pop("stdout", None)
+    t.pop("stdout", None)
+    return res
+
+
+def _summary_from_best(b: dict) -> dict:
+    """A step-3 row (interleaved()) in interleaved_all's form."""
+    return {"best_wall": b["wall_seconds"], "median_wall": _median(b["all_wall_seconds"]),
+            "median_cpu": _median(b["all_cpu_seconds"]), "peak_rss_mib": b["peak_rss_mib"],
+            "all_wall_seconds": b["all_wall_seconds"], "all_cpu_seconds": b["all_cpu_seconds"]}
 
 
 def incremental_rows(binary: str, corpus_dir: str, files: list[dict], work: str, logs: str, workers: int,

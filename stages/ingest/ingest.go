@@ -285,7 +285,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if spill <= 0 {
 		spill = DefaultSpillBytes
 	}
-	sum, err := ingestFiles(ctx, ds, toRead, starts, remote, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes}, prog, stderr)
+	sum, err := ingestFiles(ctx, ds, toRead, starts, remote, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes, HashBeside: true}, prog, stderr)
 	prog.done()
 	if err != nil {
 		return err

@@ -204,7 +204,7 @@ func render(t *testing.T, dir, shot string) pageFacts {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 120*time.Second)
+	ctx, cancel = context.WithTimeout(ctx, 15*time.Minute) // a hang guard, not a time limit: a loaded machine is slow
 	defer cancel()
 	// chromedp enables the log, network and runtime domains of the tab.
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {

@@ -1,14 +1,25 @@
-// Command floor is the throughput floor of `make bench`: it inflates every
-// sample of every log and decodes it with evallog.DecodeSample, with the same
+// Command floor gives the floors of `make bench`, the rows ingest is
+// measured against.
+//
+// -mode decode (the default), the decode floor: it inflates every sample of
+// every log and decodes it with evallog.DecodeSample, with the same
 // parallelism and the same reading path as `empties ingest` (logs opened and
 // hashed ahead by one goroutine, one decoder per CPU by default, reused member
 // buffers), and does nothing else: no extraction, no classification, no
-// Parquet. It prints one
-// JSON line: {"files":…, "samples":…, "raw_bytes":…, "seconds":…}, raw_bytes
-// being the summed length of the sample JSON it decoded.
+// Parquet. raw_bytes is the summed length of the sample JSON it decoded.
+//
+// -mode inflate, the physical floor of reading the logs at all: it reads
+// every file and inflates every member of every .eval (samples, header,
+// summaries, reductions, journal) into a reused buffer, with the same
+// parallelism, and does nothing else: no hash, no CRC, no JSON. A .json log
+// is read whole (in 1 MiB reads). raw_bytes is the bytes inflated (and
+// read, for .json).
+//
+// It prints one JSON line: {"files":…, "samples":…, "raw_bytes":…,
+// "seconds":…, "mode":…}.
 //
 //	go build -o bench/floor ./scripts/bench/floor
-//	bench/floor [-j N] [-cpuprofile FILE] PATH...
+//	bench/floor [-j N] [-mode decode|inflate] [-cpuprofile FILE] PATH...
 package main
 
 import (
@@ -32,7 +43,12 @@ import (
 func main() {
 	workers := flag.Int("j", runtime.GOMAXPROCS(0), "parallel sample decoders")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample) or inflate (inflate every member, no JSON)")
 	flag.Parse()
+	if *mode != "decode" && *mode != "inflate" {
+		fmt.Fprintln(os.Stderr, "floor: -mode is decode or inflate")
+		os.Exit(2)
+	}
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: floor [-j N] PATH...")
 		os.Exit(2)
@@ -52,6 +68,10 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
+	if *mode == "inflate" {
+		inflateOnly(files, max(1, *workers))
+		return
+	}
 	start := time.Now()
 	var samples, rawBytes, failures atomic.Int64
 	type job struct {
@@ -122,7 +142,7 @@ func main() {
 
 	out, _ := json.Marshal(map[string]any{
 		"files": len(files), "samples": samples.Load(), "raw_bytes": rawBytes.Load(),
-		"seconds": secs, "workers": *workers, "failures": failures.Load(),
+		"seconds": secs, "workers": *workers, "failures": failures.Load(), "mode": "decode",
 	})
 	fmt.Println(string(out))
 	if failures.Load() > 0 {

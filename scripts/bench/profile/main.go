@@ -5,17 +5,24 @@
 //	bench/profile -cpuprofile bench/ingest.pprof -trace bench/ingest.trace -out bench/out-prof bench/corpus
 //	go tool pprof -top bench/profile bench/ingest.pprof
 //	go tool trace bench/ingest.trace
+//	bench/profile -split -out bench/out-prof bench/corpus   # CPU seconds by stage
+//
+// -split profiles the run (into -cpuprofile's file, or a temporary one) and
+// prints the CPU seconds of each stage of ingest (split.go), with one JSON
+// line of them last.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 
+	"empties/internal/evallog"
 	"empties/stages/ingest"
 )
 
@@ -25,7 +32,17 @@ func main() {
 	mem := flag.String("memprofile", "", "write an allocation profile to `FILE` (one sample per 4 KB allocated)")
 	out := flag.String("out", "bench/out-profile", "dataset `DIR` to write")
 	workers := flag.Int("j", 0, "workers (0 = one per CPU)")
+	splitFlag := flag.Bool("split", false, "print the CPU seconds of each stage of ingest, from the CPU profile")
+	repeat := flag.Int("repeat", 1, "ingest the paths this many times (every file read each time), for enough profile samples on a small corpus")
+	decoder := flag.Bool("decoder", false, "decode every sample as before the one-walk decode (the repeated-key scan, then goccy), for an A/B in one build")
 	flag.Parse()
+	if *splitFlag && *cpu == "" {
+		f, err := os.CreateTemp("", "empties-split-*.pprof")
+		check(err)
+		f.Close()
+		*cpu = f.Name()
+		defer os.Remove(f.Name())
+	}
 	if *mem != "" {
 		runtime.MemProfileRate = 4096
 		defer func() {
@@ -37,11 +54,13 @@ func main() {
 			f.Close()
 		}()
 	}
+	stop := func() {}
 	if *cpu != "" {
 		f, err := os.Create(*cpu)
 		check(err)
 		check(pprof.StartCPUProfile(f))
-		defer pprof.StopCPUProfile()
+		stop = func() { pprof.StopCPUProfile(); f.Close() }
+		defer stop()
 	}
 	if *tr != "" {
 		f, err := os.Create(*tr)
@@ -49,9 +68,26 @@ func main() {
 		check(trace.Start(f))
 		defer trace.Stop()
 	}
-	err := ingest.Run(context.Background(), ingest.Options{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Progress: "never"}, os.Stdout, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "profile:", err)
+	if *decoder {
+		evallog.SetFastDecode(false)
+	}
+	for i := range max(1, *repeat) {
+		stdout := io.Writer(os.Stdout)
+		if i > 0 {
+			stdout = io.Discard
+		}
+		err := ingest.Run(context.Background(), ingest.Options{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Progress: "never", Full: true}, stdout, os.Stderr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+		}
+	}
+	if *splitFlag {
+		stop()
+		exe, err := os.Executable()
+		check(err)
+		by, total, err := split(exe, *cpu)
+		check(err)
+		printSplit(os.Stdout, by, total)
 	}
 }
 

@@ -1,0 +1,1205 @@
+package evallog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+)
+
+// Decoding a sample used to take two passes over all of its bytes and a
+// third over most: the scan for repeated keys (lastKeyWins), then the
+// decoder over the whole document, which copied every raw value it kept
+// (the attachments, the message pool, every event's output, input and
+// config, the scores) and made a string of every field of every event,
+// though the tables read three kinds of event. decodeFast takes one pass:
+// it walks the sample once, checking as it goes what the decoder and the
+// scan would have checked, and takes what the tables read where it lies:
+// raw values are sub-slices of the sample (as the attachments and the pool
+// always were), the events kept are those of the kinds the tables read (as
+// the slim and stream decodes keep them: model, span_begin, step), and only
+// sample.output is handed to the decoder.
+//
+// It takes only what it is sure of: strictly valid JSON (every string free
+// of raw control bytes and with valid escapes, every number and literal
+// well formed), no object repeating a key, no NaN or Infinity literal, no
+// key that holds an escape, an upper-case or a non-ASCII byte (which the
+// decoder might match to a field without regard to case), and every field
+// it decodes of the type the decoder wants. For anything else it reports
+// false, and Decode decodes the sample as it always did, for the same
+// result or the same error. TestDecodeFastAsWhole checks that every sample
+// of the fixtures and both corpora gives the same rows both ways, and
+// FuzzDecodeFast that any document either falls back or decodes as the
+// decoder decodes it.
+
+// fastDecode is false in tests that decode the old way (SetFastDecode).
+var fastDecode = true
+
+// SetFastDecode turns decodeFast on or off and returns what restores it:
+// tests compare the rows of both decodes.
+func SetFastDecode(on bool) (restore func()) {
+	old := fastDecode
+	fastDecode = on
+	return func() { fastDecode = old }
+}
+
+// maxFastDepth is the nesting past which decodeFast leaves a sample to the
+// decoder.
+const maxFastDepth = 512
+
+// decodeFast decodes raw into d (reset), or reports false having decoded
+// nothing that matters: the caller resets d and decodes raw the old way.
+// d refers into raw.
+func (d *DecodedSample) decodeFast(raw []byte) bool {
+	w := &walk{b: raw}
+	i := ws(raw, 0)
+	end, ok := w.members(i, d.sampleMember)
+	return ok && ws(raw, end) == len(raw)
+}
+
+// walk is decodeFast's walk over one sample.
+type walk struct {
+	b []byte
+}
+
+// sampleMember decodes the member of the sample whose key (without its
+// quotes) is key and whose value starts at b[vs]; it returns the value's
+// end.
+func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
+	switch string(key) {
+	case "id":
+		return w.rawValue(vs, &d.ID)
+	case "epoch":
+		return w.intField(vs, &d.Epoch)
+	case "uuid":
+		return w.stringValue(vs, &d.UUID)
+	case "metadata":
+		return w.rawValue(vs, &d.Metadata)
+	case "attachments":
+		return w.rawValue(vs, &d.Attachments)
+	case "transcript":
+		if w.isNullAt(vs) {
+			return vs + 4, true
+		}
+		return 0, false // a 2024 transcript: the decoder's
+	case "output":
+		if w.isNullAt(vs) {
+			d.Output = SampleOutput{Null: true} // refused by validate, as inspect_ai refuses it
+			return vs + 4, true
+		}
+		d.Output = SampleOutput{ModelOutput: new(ModelOutput)}
+		return w.modelOutput(vs, d.Output.ModelOutput)
+	case "error":
+		if w.isNullAt(vs) {
+			return vs + 4, true
+		}
+		e := new(EvalError)
+		d.Error = e
+		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+			if string(k) == "message" {
+				return w.stringValue(vs, &e.Message)
+			}
+			return w.skipField(vs)
+		})
+	case "limit":
+		if w.isNullAt(vs) {
+			return vs + 4, true
+		}
+		l := new(SampleLimit)
+		d.Limit = l
+		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+			if string(k) == "type" {
+				return w.stringValue(vs, &l.Type)
+			}
+			return w.skipField(vs)
+		})
+	case "scores":
+		return d.scores(w, vs)
+	case "score":
+		if w.isNullAt(vs) {
+			return vs + 4, true
+		}
+		s := new(Score)
+		d.Score = s
+		return w.scoreValue(vs, s)
+	case "events":
+		return d.events(w, vs)
+	case "events_data":
+		if w.isNullAt(vs) {
+			return vs + 4, true
+		}
+		p := new(Pools)
+		d.EventsData = p
+		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+			if string(k) == "messages" {
+				return w.rawElements(vs, &p.Messages)
+			}
+			return w.skipField(vs)
+		})
+	case "message_pool":
+		return w.rawElements(vs, &d.MessagePool)
+	case "started_at":
+		return w.stringValue(vs, &d.StartedAt)
+	case "completed_at":
+		return w.stringValue(vs, &d.CompletedAt)
+	case "total_time":
+		return w.floatValue(vs, &d.TotalTime)
+	case "working_time":
+		return w.floatValue(vs, &d.WorkingTime)
+	case "turn_count":
+		return w.intField(vs, &d.TurnCount)
+	case "token_limit":
+		return w.intField(vs, &d.TokenLimit)
+	case "token_limit_usage":
+		return w.intField(vs, &d.TokenLimitUsage)
+	case "message_limit":
+		return w.intField(vs, &d.MessageLimit)
+	case "time_limit":
+		return w.intField(vs, &d.TimeLimit)
+	}
+	if k := d.kindOnlyField(key); k != nil { // only its kind is checked (validate)
+		end, ok := w.skipChecked(vs)
+		*k = jsonKind{kindOf(w.b[vs]), true}
+		return end, ok
+	}
+	return w.skipField(vs)
+}
+
+// kindOnlyField is the field of Sample whose kind alone is kept that key names
+// (kindFields), or nil.
+func (d *DecodedSample) kindOnlyField(key []byte) *jsonKind {
+	switch string(key) {
+	case "input":
+		return &d.Input
+	case "target":
+		return &d.Target
+	case "choices":
+		return &d.Choices
+	case "description":
+		return &d.Description
+	case "sandbox":
+		return &d.Sandbox
+	case "files":
+		return &d.Files
+	case "setup":
+		return &d.Setup
+	case "messages":
+		return &d.Messages
+	case "store":
+		return &d.Store
+	case "timelines":
+		return &d.Timelines
+	case "model_usage":
+		return &d.ModelUsage
+	case "role_usage":
+		return &d.RoleUsage
+	case "model_fallbacks":
+		return &d.ModelFallbacks
+	case "invalidation":
+		return &d.Invalidation
+	case "error_retries":
+		return &d.ErrorRetries
+	case "token_limit_type":
+		return &d.TokenLimitType
+	}
+	return nil
+}
+
+// decodeOutput decodes a model event's output (validated, not null) by
+// the walk, as the decoder decodes a ModelOutput, or reports false for
+// one the walk does not take (see decodeFast).
+func decodeOutput(raw []byte, o *ModelOutput) bool {
+	w := &walk{b: raw}
+	i := ws(raw, 0)
+	end, ok := w.modelOutput(i, o)
+	return ok && ws(raw, end) == len(raw)
+}
+
+// modelOutput decodes the ModelOutput object at b[vs].
+func (w *walk) modelOutput(vs int, o *ModelOutput) (int, bool) {
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "model":
+			return w.stringValue(vs, &o.Model)
+		case "completion":
+			return w.stringValue(vs, &o.Completion)
+		case "choices":
+			if w.isNullAt(vs) {
+				o.Choices = nil
+				return vs + 4, true
+			}
+			o.Choices = []Choice{}
+			return w.elements(vs, func(w *walk, es int) (int, bool) {
+				o.Choices = append(o.Choices, Choice{})
+				return w.choice(es, &o.Choices[len(o.Choices)-1])
+			})
+		case "usage":
+			if w.isNullAt(vs) {
+				o.Usage = nil
+				return vs + 4, true
+			}
+			o.Usage = new(Usage)
+			return w.usage(vs, o.Usage)
+		case "error":
+			if w.isNullAt(vs) {
+				o.Error = nil
+				return vs + 4, true
+			}
+			var e string
+			end, ok := w.stringValue(vs, &e)
+			o.Error = &e
+			return end, ok
+		case "time":
+			return w.floatValue(vs, &o.Time)
+		}
+		return w.skipField(vs)
+	})
+}
+
+// choice decodes a Choice object (not null) at b[es].
+func (w *walk) choice(es int, c *Choice) (int, bool) {
+	return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "message":
+			return w.message(vs, &c.Message)
+		case "stop_reason":
+			return w.stringValue(vs, &c.StopReason)
+		case "stop_details":
+			if w.isNullAt(vs) {
+				c.StopDetails = nil
+				return vs + 4, true
+			}
+			sd := new(StopDetails)
+			c.StopDetails = sd
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				switch string(k) {
+				case "type":
+					return w.stringValue(vs, &sd.Type)
+				case "category":
+					return w.stringValue(vs, &sd.Category)
+				case "explanation":
+					return w.stringValue(vs, &sd.Explanation)
+				}
+				return w.skipField(vs)
+			})
+		}
+		return w.skipField(vs)
+	})
+}
+
+// message decodes a Message object (null leaves it) at b[vs].
+func (w *walk) message(vs int, m *Message) (int, bool) {
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "role":
+			return w.stringValue(vs, &m.Role)
+		case "content":
+			return w.contents(vs, &m.Content)
+		case "tool_calls":
+			if w.isNullAt(vs) {
+				m.ToolCalls = nil
+				return vs + 4, true
+			}
+			m.ToolCalls = []ToolCall{}
+			return w.elements(vs, func(w *walk, es int) (int, bool) {
+				m.ToolCalls = append(m.ToolCalls, ToolCall{})
+				tc := &m.ToolCalls[len(m.ToolCalls)-1]
+				return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+					if string(k) == "function" {
+						return w.stringValue(vs, &tc.Function)
+					}
+					return w.skipField(vs)
+				})
+			})
+		}
+		return w.skipField(vs)
+	})
+}
+
+// contents decodes message content as Contents.UnmarshalJSON does: null,
+// a string (one text item) or a list of content items.
+func (w *walk) contents(vs int, c *Contents) (int, bool) {
+	b := w.b
+	switch {
+	case w.isNullAt(vs):
+		*c = nil
+		return vs + 4, true
+	case b[vs] == '"':
+		var s string
+		end, ok := w.stringValue(vs, &s)
+		*c = Contents{{Type: "text", Text: s}}
+		return end, ok
+	case b[vs] != '[':
+		return 0, false
+	}
+	items := Contents{}
+	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
+		items = append(items, Content{})
+		it := &items[len(items)-1]
+		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+			switch string(k) {
+			case "type":
+				return w.stringValue(vs, &it.Type)
+			case "text":
+				return w.stringValue(vs, &it.Text)
+			case "reasoning":
+				return w.stringValue(vs, &it.Reasoning)
+			case "summary":
+				return w.stringValue(vs, &it.Summary)
+			case "redacted":
+				return w.boolValue(vs, &it.Redacted)
+			case "refusal":
+				if w.isNullAt(vs) {
+					it.Refusal = nil
+					return vs + 4, true
+				}
+				var r bool
+				end, ok := w.boolValue(vs, &r)
+				it.Refusal = &r
+				return end, ok
+			}
+			return w.skipField(vs)
+		})
+	})
+	*c = items
+	return end, ok
+}
+
+// usage decodes a Usage object (not null) at b[vs].
+func (w *walk) usage(vs int, u *Usage) (int, bool) {
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "input_tokens":
+			return w.intField(vs, &u.InputTokens)
+		case "output_tokens":
+			return w.intField(vs, &u.OutputTokens)
+		case "total_tokens":
+			return w.intField(vs, &u.TotalTokens)
+		case "input_tokens_cache_write":
+			return w.intField(vs, &u.CacheWriteTokens)
+		case "input_tokens_cache_read":
+			return w.intField(vs, &u.CacheReadTokens)
+		case "reasoning_tokens":
+			return w.intField(vs, &u.ReasoningTokens)
+		}
+		return w.skipField(vs)
+	})
+}
+
+// intField and floatValue decode an Int or a Float by its UnmarshalJSON,
+// given the value's bytes, as the decoder gives them.
+func (w *walk) intField(vs int, n *Int) (int, bool) {
+	end, ok := w.skipChecked(vs)
+	return end, ok && n.UnmarshalJSON(w.b[vs:end]) == nil
+}
+
+func (w *walk) floatValue(vs int, f *Float) (int, bool) {
+	end, ok := w.skipChecked(vs)
+	return end, ok && f.UnmarshalJSON(w.b[vs:end]) == nil
+}
+
+func (d *DecodedSample) scores(w *walk, vs int) (int, bool) {
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	d.Scores = map[string]Score{}
+	return w.mapMembers(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		if !utf8.Valid(k) {
+			return 0, false // the decoder's key would be another text
+		}
+		var s Score
+		end, ok := w.scoreValue(vs, &s)
+		if ok {
+			d.Scores[string(k)] = s
+		}
+		return end, ok
+	})
+}
+
+// scoreValue decodes a Score object (not null) at b[vs].
+func (w *walk) scoreValue(vs int, s *Score) (int, bool) {
+	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "value":
+			return w.rawValue(vs, &s.Value)
+		case "reason":
+			return w.rawValue(vs, &s.Reason)
+		case "answer":
+			return w.rawValue(vs, &s.Answer)
+		case "explanation":
+			return w.rawValue(vs, &s.Explanation)
+		case "metadata":
+			return w.rawValue(vs, &s.Metadata)
+		}
+		return w.skipField(vs)
+	})
+}
+
+// events decodes the events array, keeping the kinds the tables read.
+func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
+	b := w.b
+	if w.isNullAt(vs) {
+		d.Events = d.Events[:0]
+		return vs + 4, true
+	}
+	d.eventIndex = d.eventIndex[:0]
+	n := -1
+	return w.elements(vs, func(w *walk, es int) (int, bool) {
+		n++
+		if b[es] != '{' {
+			return 0, false
+		}
+		var ev eventSpans
+		end, ok := w.members(es, ev.member)
+		if !ok {
+			return 0, false
+		}
+		kind, ok := ev.kind(w)
+		if !ok {
+			return 0, false
+		}
+		if kind != "" {
+			d.Events = append(d.Events, Event{})
+			d.eventIndex = append(d.eventIndex, n)
+			if !ev.decode(w, kind, &d.Events[len(d.Events)-1]) {
+				return 0, false
+			}
+		}
+		return end, true
+	})
+}
+
+// eventSpans are where an event's fields lie: strings and raw values as
+// spans (a string's decoded only if the event is kept), the rest decoded.
+type eventSpans struct {
+	str       [numEventStrings]span
+	input     span
+	inputRefs span
+	config    span
+	output    span
+	err       span
+	pending   bool
+	tools     int // -1: no tools key (or null)
+	hasTools  bool
+	working   Float
+}
+
+type span struct{ start, end int }
+
+// The string fields of Event, by index into eventSpans.str.
+const (
+	evEvent = iota
+	evSpanID
+	evTimestamp
+	evID
+	evParentID
+	evType
+	evName
+	evAction
+	evModel
+	evRole
+	evCache
+	evUUID
+	evCompleted
+	numEventStrings
+)
+
+// eventString is the index of the string field of Event that key names,
+// or -1.
+func eventString(key []byte) int {
+	switch string(key) {
+	case "event":
+		return evEvent
+	case "span_id":
+		return evSpanID
+	case "timestamp":
+		return evTimestamp
+	case "id":
+		return evID
+	case "parent_id":
+		return evParentID
+	case "type":
+		return evType
+	case "name":
+		return evName
+	case "action":
+		return evAction
+	case "model":
+		return evModel
+	case "role":
+		return evRole
+	case "cache":
+		return evCache
+	case "uuid":
+		return evUUID
+	case "completed":
+		return evCompleted
+	}
+	return -1
+}
+
+func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
+	b := w.b
+	if f := eventString(k); f >= 0 {
+		end, ok := w.stringSpan(vs)
+		ev.str[f] = span{vs, end}
+		return end, ok
+	}
+	switch string(k) {
+	case "pending":
+		return w.boolValue(vs, &ev.pending)
+	case "input":
+		return w.rawSpan(vs, &ev.input)
+	case "input_refs":
+		end, ok := w.skipChecked(vs)
+		ev.inputRefs = span{vs, end}
+		return end, ok && inputRefs(b[vs:end], nil) != nil
+	case "tools":
+		return ev.toolsValue(w, vs)
+	case "config":
+		return w.rawSpan(vs, &ev.config)
+	case "output":
+		return w.rawSpan(vs, &ev.output)
+	case "error":
+		return w.rawSpan(vs, &ev.err)
+	case "working_time":
+		return w.floatValue(vs, &ev.working)
+	}
+	return w.skipField(vs)
+}
+
+// toolsValue counts the tools list's items (Event.Tools is only counted):
+// objects, as the decoder wants them.
+func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
+	b := w.b
+	if w.isNullAt(vs) {
+		ev.hasTools = false
+		return vs + 4, true
+	}
+	n := 0
+	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
+		n++
+		if b[es] != '{' {
+			return 0, false
+		}
+		return w.skipChecked(es)
+	})
+	ev.tools, ev.hasTools = n, true
+	return end, ok
+}
+
+// kind is the event's kind if the tables read it, else "" (ok false for
+// a kind spelled with an escape, which only decoding tells, and for an
+// event without a kind or of a kind none of inspect_ai's, which the
+// decoder's validate names).
+func (ev *eventSpans) kind(w *walk) (string, bool) {
+	b := w.b
+	s := ev.str[evEvent]
+	if s.end == 0 {
+		return "", false
+	}
+	v := b[s.start:s.end]
+	if v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !inspectEventKinds[string(v[1:len(v)-1])] {
+		return "", false
+	}
+	switch string(v) {
+	case `"model"`:
+		return "model", true
+	case `"span_begin"`:
+		return "span_begin", true
+	case `"step"`:
+		return "step", true
+	}
+	return "", true
+}
+
+// decode fills e, a zero Event, from the spans.
+func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
+	b := w.b
+	e.Event = kind
+	strs := [numEventStrings]*string{nil, &e.SpanID, &e.Timestamp, &e.ID, &e.ParentID, &e.Type, &e.Name, &e.Action, &e.Model, &e.Role, &e.Cache, &e.UUID, &e.Completed}
+	for f := 1; f < numEventStrings; f++ {
+		if s := ev.str[f]; s.end > 0 {
+			v, ok := decodeStringSpan(b[s.start:s.end])
+			if !ok {
+				return false
+			}
+			*strs[f] = v
+		}
+	}
+	e.Pending = Bool(ev.pending)
+	e.Input, e.Config, e.Output, e.Error = ev.input.of(b), ev.config.of(b), ev.output.of(b), ev.err.of(b)
+	if s := ev.inputRefs; s.end > 0 {
+		e.InputRefs = inputRefs(b[s.start:s.end], [][]int{})
+	}
+	if ev.hasTools {
+		e.Tools = make([]struct{}, ev.tools)
+	}
+	e.WorkingTime = ev.working
+	return true
+}
+
+func (s span) of(b []byte) json.RawMessage {
+	if s.end == 0 {
+		return nil
+	}
+	return b[s.start:s.end]
+}
+
+// inputRefs decodes input_refs (validated JSON): null, or an array of
+// arrays (or nulls) of integers, as the decoder decodes [][]int, appended
+// to out; nil if it is of another shape. With out nil it only checks the
+// shape, returning a non-nil slice when it holds.
+func inputRefs(v []byte, out [][]int) [][]int {
+	check := out == nil
+	if check {
+		out = [][]int{}
+	}
+	if string(v) == "null" {
+		return out
+	}
+	i := ws(v, 0)
+	if i >= len(v) || v[i] != '[' {
+		return nil
+	}
+	w := &walk{b: v}
+	good := true
+	_, ok := w.elements(i, func(w *walk, es int) (int, bool) {
+		if w.isNullAt(es) {
+			if !check {
+				out = append(out, nil)
+			}
+			return es + 4, true
+		}
+		var pair []int
+		if !check {
+			pair = []int{}
+		}
+		end, ok := w.elements(es, func(w *walk, is int) (int, bool) {
+			var n int
+			end, ok := w.intValue(is, &n)
+			if ok && !check {
+				pair = append(pair, n)
+			}
+			return end, ok
+		})
+		if !check {
+			out = append(out, pair)
+		}
+		good = good && ok
+		return end, ok
+	})
+	if !ok || !good {
+		return nil
+	}
+	return out
+}
+
+// members walks the object at b[i], a struct's, calling fn with each
+// member's key (without its quotes) and where its value starts; fn
+// consumes the value and returns its end. It reports false for an object
+// that repeats a key, a key that is not plain (an escape, an upper-case or
+// non-ASCII byte: the decoder matches a struct's fields to keys without
+// regard to case), or anything that is not a well-formed object.
+func (w *walk) members(i int, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
+	return w.walkObject(i, true, fn)
+}
+
+// mapMembers is members for an object decoded into a map: its keys may
+// hold any byte but an escape.
+func (w *walk) mapMembers(i int, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
+	return w.walkObject(i, false, fn)
+}
+
+func (w *walk) walkObject(i int, structKeys bool, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
+	b := w.b
+	if i >= len(b) || b[i] != '{' {
+		return 0, false
+	}
+	var keysArr [32]span
+	keys, ks := keysArr[:0], keySet{}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		ke, ok := w.keyEnd(i, structKeys)
+		if !ok || ks.repeats(keys, b, i+1, ke-1) {
+			return 0, false // not plain, or repeated: the rewrite's
+		}
+		keys = append(keys, span{i + 1, ke - 1})
+		key := b[i+1 : ke-1]
+		j := ws(b, ke)
+		if j >= len(b) || b[j] != ':' {
+			return 0, false
+		}
+		vs := ws(b, j+1)
+		if vs >= len(b) {
+			return 0, false
+		}
+		ve, ok := fn(w, key, vs)
+		if !ok {
+			return 0, false
+		}
+		i = ws(b, ve)
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = ws(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// elements walks the array at b[i], calling fn with where each element
+// starts; fn consumes it and returns its end.
+func (w *walk) elements(i int, fn func(w *walk, es int) (int, bool)) (int, bool) {
+	b := w.b
+	if i >= len(b) || b[i] != '[' {
+		return 0, false
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) {
+			return 0, false
+		}
+		ve, ok := fn(w, i)
+		if !ok {
+			return 0, false
+		}
+		i = ws(b, ve)
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = ws(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// keyEnd returns the end of the key at b[i] (past its closing quote) if
+// it holds no escape (keys are compared as they are written) and no raw
+// control byte, and, for a struct's key, no upper-case or non-ASCII byte:
+// then a key matches a field (as the decoder matches them, without regard
+// to case) only if it is the field's name.
+func (w *walk) keyEnd(i int, structKey bool) (int, bool) {
+	b := w.b
+	end, escaped, ok := w.checkString(i)
+	if !ok || escaped {
+		return 0, false
+	}
+	if structKey {
+		for _, c := range b[i+1 : end-1] {
+			if c >= 0x80 || c-'A' < 26 {
+				return 0, false
+			}
+		}
+	}
+	return end, true
+}
+
+// The keys of one object, to tell a repeated one: a 64-bit filter of them
+// (keyBit), and past 32 keys a set of their hashes (an object of many
+// keys, such as the attachments), where a collision counts as a repeat.
+type keySet struct {
+	filter uint64
+	hashes map[uint64]struct{}
+}
+
+// repeats adds the key b[start:end] to s, whose keys so far are keys (the
+// caller appends it to them), and reports whether the object holds it
+// already.
+func (s *keySet) repeats(keys []span, b []byte, start, end int) bool {
+	key := b[start:end]
+	if s.hashes == nil && len(keys) < 32 {
+		bit := keyBit(key)
+		if s.filter&bit != 0 {
+			for _, k := range keys {
+				if bytes.Equal(b[k.start:k.end], key) {
+					return true
+				}
+			}
+		}
+		s.filter |= bit
+		return false
+	}
+	if s.hashes == nil {
+		s.hashes = make(map[uint64]struct{}, 2*len(keys))
+		for _, k := range keys {
+			s.hashes[maphash.Bytes(keySeed, b[k.start:k.end])] = struct{}{}
+		}
+	}
+	h := maphash.Bytes(keySeed, key)
+	if _, ok := s.hashes[h]; ok {
+		return true
+	}
+	s.hashes[h] = struct{}{}
+	return false
+}
+
+// skipField skips the value of a member whose key names no field decoded.
+func (w *walk) skipField(vs int) (int, bool) {
+	return w.skipChecked(vs)
+}
+
+func (w *walk) isNullAt(i int) bool {
+	b := w.b
+	return i+4 <= len(b) && string(b[i:i+4]) == "null" && (i+4 == len(b) || !isScalarByte(b[i+4]))
+}
+
+// rawValue sets *dst to the value at b[vs], checked, as a sub-slice.
+func (w *walk) rawValue(vs int, dst *json.RawMessage) (int, bool) {
+	b := w.b
+	end, ok := w.skipChecked(vs)
+	if ok {
+		*dst = b[vs:end]
+	}
+	return end, ok
+}
+
+func (w *walk) rawSpan(vs int, dst *span) (int, bool) {
+	end, ok := w.skipChecked(vs)
+	*dst = span{vs, end}
+	return end, ok
+}
+
+// rawElements sets *dst to the elements of the array (or null) at b[vs].
+func (w *walk) rawElements(vs int, dst *[]json.RawMessage) (int, bool) {
+	b := w.b
+	if w.isNullAt(vs) {
+		*dst = nil
+		return vs + 4, true
+	}
+	out := []json.RawMessage{}
+	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
+		ve, ok := w.skipChecked(es)
+		if ok {
+			out = append(out, b[es:ve])
+		}
+		return ve, ok
+	})
+	*dst = out
+	return end, ok
+}
+
+// stringSpan checks that the value at b[vs] is a string or null, and
+// returns its end.
+func (w *walk) stringSpan(vs int) (int, bool) {
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	end, _, ok := w.checkString(vs)
+	return end, ok
+}
+
+// stringValue decodes the string (or null, which leaves *dst) at b[vs].
+func (w *walk) stringValue(vs int, dst *string) (int, bool) {
+	b := w.b
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	end, _, ok := w.checkString(vs)
+	if !ok {
+		return 0, false
+	}
+	s, ok := decodeStringSpan(b[vs:end])
+	*dst = s
+	return end, ok
+}
+
+// decodeStringSpan decodes a checked string value, or null ("").
+func decodeStringSpan(v []byte) (string, bool) {
+	if v[0] == 'n' {
+		return "", true
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	s, err := DecodeString(v)
+	return s, err == nil
+}
+
+func (w *walk) boolValue(vs int, dst *bool) (int, bool) {
+	b := w.b
+	switch {
+	case w.isNullAt(vs):
+		return vs + 4, true
+	case vs+4 <= len(b) && string(b[vs:vs+4]) == "true":
+		*dst = true
+		return vs + 4, vs+4 == len(b) || !isScalarByte(b[vs+4])
+	case vs+5 <= len(b) && string(b[vs:vs+5]) == "false":
+		*dst = false
+		return vs + 5, vs+5 == len(b) || !isScalarByte(b[vs+5])
+	}
+	return 0, false
+}
+
+// intValue decodes an integer literal (or null, which leaves *dst) that
+// fits an int; a fraction or exponent is left to the decoder.
+func (w *walk) intValue(vs int, dst *int) (int, bool) {
+	b := w.b
+	if w.isNullAt(vs) {
+		return vs + 4, true
+	}
+	j := vs
+	for j < len(b) && isScalarByte(b[j]) {
+		j++
+	}
+	s := b[vs:j]
+	if !isNumber(s) || bytes.ContainsAny(s, ".eE") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(s), 10, strconv.IntSize)
+	if err != nil {
+		return 0, false
+	}
+	*dst = int(n)
+	return j, true
+}
+
+// skipChecked returns the end of the JSON value at b[i], having checked
+// all of it as decodeFast takes a sample (see there): well formed, strings
+// without raw control bytes and with valid escapes, numbers and the
+// literals true, false and null (NaN and Infinity are not taken), no
+// object that repeats a key, no key that is not plain. It walks the value
+// once, without recursion, hopping through strings as mayRepeatKey does.
+func (w *walk) skipChecked(i int) (int, bool) {
+	b := w.b
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		end, _, ok := w.checkString(i)
+		return end, ok
+	case '{', '[':
+	default:
+		return w.scalarEnd(i)
+	}
+	type frame struct {
+		object bool
+		first  int // index in keys of the object's first key
+		keys   keySet
+	}
+	var stackArr [12]frame
+	var keysArr [40]span
+	stack, keys := stackArr[:0], keysArr[:0]
+	const (
+		sValue        = iota // a value must follow
+		sValueOrClose        // after '[': a value or ']'
+		sKeyOrClose          // after '{': a key or '}'
+		sKey                 // after ',' in an object
+		sCommaOrClose        // after a value inside a container
+	)
+	state := sValue
+	for {
+		i = ws(b, i)
+		if i >= len(b) {
+			return 0, false
+		}
+		c := b[i]
+		switch state {
+		case sValue, sValueOrClose:
+			switch c {
+			case '{', '[':
+				if len(stack) >= maxFastDepth {
+					return 0, false
+				}
+				stack = append(stack, frame{object: c == '{', first: len(keys)})
+				if c == '{' {
+					state = sKeyOrClose
+				} else {
+					state = sValueOrClose
+				}
+				i++
+				continue
+			case ']':
+				if state != sValueOrClose {
+					return 0, false
+				}
+				stack = stack[:len(stack)-1]
+				i++
+			case '"':
+				end, _, ok := w.checkString(i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+			default:
+				end, ok := w.scalarEnd(i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+			}
+		case sKeyOrClose, sKey:
+			if c == '}' && state == sKeyOrClose {
+				stack = stack[:len(stack)-1]
+				i++
+				break
+			}
+			ke, ok := w.keyEnd(i, false)
+			if !ok {
+				return 0, false
+			}
+			f := &stack[len(stack)-1]
+			if f.keys.repeats(keys[f.first:], b, i+1, ke-1) {
+				return 0, false
+			}
+			keys = append(keys, span{i + 1, ke - 1})
+			i = ws(b, ke)
+			if i >= len(b) || b[i] != ':' {
+				return 0, false
+			}
+			i++
+			state = sValue
+			continue
+		case sCommaOrClose:
+			f := &stack[len(stack)-1]
+			switch {
+			case c == ',':
+				i++
+				if f.object {
+					state = sKey
+				} else {
+					state = sValue
+				}
+				continue
+			case c == '}' && f.object:
+				keys = keys[:f.first]
+			case c == ']' && !f.object:
+			default:
+				return 0, false
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		}
+		// a value ended
+		if len(stack) == 0 {
+			return i, true
+		}
+		state = sCommaOrClose
+	}
+}
+
+// scalarEnd returns the end of the number or literal at b[i].
+func (w *walk) scalarEnd(i int) (int, bool) {
+	b := w.b
+	j := i
+	for j < len(b) && isScalarByte(b[j]) {
+		j++
+	}
+	switch s := b[i:j]; {
+	case isNumber(s):
+		return j, true
+	case string(s) == "true", string(s) == "false", string(s) == "null":
+		return j, true
+	}
+	return 0, false
+}
+
+// checkString returns the end (past the closing quote) of the string at
+// b[i], whether it holds an escape, and false when it is not closed, holds
+// a raw control byte or an invalid escape. It looks for a quote, a
+// backslash or a control byte 32 bytes at a time (indexSpecial), the last
+// bytes of the sample 8 at a time.
+func (w *walk) checkString(i int) (end int, escaped, ok bool) {
+	b := w.b
+	if i >= len(b) || b[i] != '"' {
+		return 0, false, false
+	}
+	j := i + 1
+	for {
+		// 32 bytes at a time (indexSpecial) while 32 are left, the end of
+		// the sample 8 at a time.
+		k, found := indexSpecial(b[j:])
+		k += j
+		if !found {
+			k = indexSpecialWords(b, k)
+		}
+		if k >= len(b) {
+			return 0, false, false
+		}
+		switch c := b[k]; {
+		case c == '"':
+			return k + 1, escaped, true
+		case c == '\\':
+			n := escapeLen(b[k:])
+			if n <= 0 {
+				return 0, false, false
+			}
+			escaped = true
+			j = k + n
+		default:
+			return 0, false, false
+		}
+	}
+}
+
+// indexSpecialWords is the index of the first quote, backslash or control
+// byte of b from i on, or len(b): eight bytes at a time, then one.
+func indexSpecialWords(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(0x22*ones), x^(0x5c*ones)
+		if m := ((q-ones)&^q | (s-ones)&^s | (x-0x20*ones)&^x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8 // the lowest flagged byte is exact
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// ws returns the index of the first byte from i on that is not JSON
+// whitespace. Compact JSON has none between tokens; an indented log has a
+// line break and a run of spaces, passed over eight at a time.
+func ws(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ' ':
+			for i+8 <= len(b) {
+				if x := binary.LittleEndian.Uint64(b[i:]) ^ 0x2020202020202020; x != 0 {
+					i += bits.TrailingZeros64(x) / 8
+					goto next
+				}
+				i += 8
+			}
+			i++
+		case '\n', '\t', '\r':
+			i++
+		default:
+			return i
+		}
+	next:
+	}
+	return i
+}

@@ -1,0 +1,246 @@
+package evallog
+
+import (
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// decodeOld decodes raw as Decode did before decodeFast.
+func decodeOld(d *DecodedSample, raw []byte, legacy string) error {
+	defer SetFastDecode(false)()
+	return d.Decode(raw, legacy)
+}
+
+// keptOnly is s with only the events decodeFast keeps.
+func keptOnly(s Sample) Sample {
+	var ev []Event
+	for _, e := range s.Events {
+		if keptEvents[e.Event] {
+			ev = append(ev, e)
+		}
+	}
+	s.Events = ev
+	return s
+}
+
+// sameDecode fails the test unless raw decodes by decodeFast to what the
+// old decode gives (the events of the kinds kept), or decodeFast declines
+// it; it reports whether decodeFast took it.
+func sameDecode(t *testing.T, name string, raw []byte) bool {
+	t.Helper()
+	var fast DecodedSample
+	took := fast.decodeFast(raw)
+	var old DecodedSample
+	oldErr := decodeOld(&old, raw, "")
+	if !took {
+		return false
+	}
+	fast.attachments = fast.Attachments
+	fastErr := fast.finish("")
+	switch {
+	case oldErr != nil && (fastErr == nil || fastErr.Error() != oldErr.Error()):
+		t.Errorf("%s: decodeFast took a sample the decoder refuses (%v), with %v", name, oldErr, fastErr)
+		return true
+	case oldErr != nil:
+		return true // the same error: the sample's, not the decoding's
+	case fastErr != nil:
+		t.Errorf("%s: after decodeFast: %v", name, fastErr)
+		return true
+	}
+	for i := range fast.Events {
+		e := &fast.Events[i]
+		if isNull(e.Output) {
+			continue
+		}
+		var got, want ModelOutput
+		if decodeOutput(e.Output, &got) {
+			if _, err := unmarshal(e.Output, &want); err != nil {
+				t.Errorf("%s: event %d: decodeOutput took an output the decoder refuses: %v", name, i, err)
+			} else if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: event %d: decodeOutput gives\n%+v\nthe decoder\n%+v", name, i, got, want)
+			}
+		}
+	}
+	a, b := keptOnly(fast.Sample), keptOnly(old.Sample)
+	if len(a.Events) == 0 && len(b.Events) == 0 {
+		a.Events, b.Events = nil, nil
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("%s: decodeFast gives\n%+v\nthe decoder\n%+v", name, a, b)
+	}
+	if fast.Sanitized != old.Sanitized || !reflect.DeepEqual(fast.messages, old.messages) || string(fast.attachments) != string(old.attachments) {
+		t.Errorf("%s: decodeFast differs in its pools or attachments", name)
+	}
+	if fi, fk := fast.IDString(); true {
+		if oi, ok := old.IDString(); fi != oi || fk != ok {
+			t.Errorf("%s: id %q %s, the decoder %q %s", name, fi, fk, oi, ok)
+		}
+	}
+	return true
+}
+
+// Every sample of the fixtures and both corpora decodes by decodeFast to
+// what the decoder gives, and decodeFast takes nearly all of them.
+func TestDecodeFastAsWhole(t *testing.T) {
+	raws, _ := corpusSamples(t)
+	took := 0
+	for i, raw := range raws {
+		if sameDecode(t, "sample "+strconv.Itoa(i), raw) {
+			took++
+		}
+	}
+	t.Logf("decodeFast took %d of %d samples", took, len(raws))
+	if took < len(raws)*9/10 {
+		t.Errorf("decodeFast took only %d of %d samples", took, len(raws))
+	}
+}
+
+// checkString finds a string's end, and refuses one that holds a raw
+// control byte or an invalid escape, wherever they lie in it (in its
+// first 32 bytes, which are tested eight at a time, or in the rest,
+// scanned 32 at a time).
+func TestCheckString(t *testing.T) {
+	for n := 0; n < 100; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, '\t', '\n', 0x1f, '"', '\\', 0x80} {
+				body := make([]byte, n)
+				for i := range body {
+					body[i] = 'a' + byte(i%26)
+				}
+				if at >= 0 {
+					body[at] = c
+				}
+				doc := append(append([]byte{'"'}, body...), '"', ',', ' ')
+				w := walk{b: doc}
+				end, escaped, ok := w.checkString(0)
+				wantEnd, wantOK, wantEsc := n+2, true, false
+				switch {
+				case at < 0, c == 0x80:
+				case c == '"':
+					wantEnd = at + 2
+				case c == '\\':
+					// an escape of the next byte: valid only for one of
+					// the escapable bytes, here a letter other than
+					// b f n r t u, or the closing quote
+					next := doc[at+2]
+					switch {
+					case next == '"':
+						wantOK = false // the quote is escaped: unterminated
+					case next == 'b' || next == 'f' || next == 'n' || next == 'r' || next == 't':
+						wantEsc = true
+					case next == 'u':
+						wantOK = false // not four hex digits after it
+						if at+6 <= n && isHex4(doc[at+3:at+7]) {
+							wantOK, wantEsc = true, true
+						}
+					default:
+						wantOK = false
+					}
+				default:
+					wantOK = false
+				}
+				if ok != wantOK || ok && (end != wantEnd || escaped != wantEsc) {
+					t.Fatalf("%q: %d %v %v, want %d %v %v", doc, end, escaped, ok, wantEnd, wantEsc, wantOK)
+				}
+			}
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// Whatever the bytes of a sample, decodeFast either leaves it to the
+// decoder or decodes it as the decoder does (the events of the kinds
+// kept).
+func FuzzDecodeFast(f *testing.F) {
+	for _, p := range seedLogs(f) {
+		l, err := Open(p)
+		if err != nil {
+			continue
+		}
+		for _, ref := range l.Samples {
+			if raw, err := ref.Bytes(); err == nil && len(raw) < 16<<10 {
+				f.Add(raw)
+			}
+		}
+		l.Close()
+	}
+	for _, s := range []string{
+		`{"id": 1, "epoch": 1}`,
+		`{"id": 1, "ID": 2}`,
+		`{"id": 1, "epoch": 1.0}`,
+		`{"id": 1, "epoch": "1", "total_time": "2.5", "working_time": null, "turn_count": 1.5, "started_at": "2025-01-01T00:00:00Z"}`,
+		`{"id": 1, "epoch": 1, "store": 5, "messages": {}, "input": [], "output": null}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "tool"}, {"event": "banana"}, {"model": "m"}, {"event": "model", "output": null, "cache": "maybe"}]}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "model", "pending": "yes"}]}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "mod\u0065l", "model": "m"}]}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "tool", "error": {"a": 1, "a": 2}}]}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "model", "input_refs": [[0, 2], null], "tools": [{}, {"name": "t"}], "working_time": "1.5"}]}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "span_begin", "id": "s", "type": "scorer", "name": "n\u00e9"}]}`,
+		`{"id": 1, "epoch": 1, "scores": {"s": {"value": 1, "answer": "a"}, "t": {"value": [1, {"x": null}]}}}`,
+		`{"id": "a", "epoch": 1, "output": {"choices": [{"message": {"role": "assistant", "content": [{"type": "text", "text": "t"}]}}], "Completion": "x"}}`,
+		`{"id": 1, "epoch": 1, "attachments": {"h": "a\tb"}}`,
+		"{\"id\": 1,\n  \"epoch\": 1,\n  \"metadata\": {\"s\": \"a\nb\"}\n}",
+		`{"id": 1, "epoch": 1, "events_data": {"messages": [{"role": "user"}], "calls": []}, "message_pool": []}`,
+		`{"id": 1, "epoch": 1, "error": {"message": "m", "traceback": "t"}, "limit": {"type": "token"}, "score": {"value": "C"}}`,
+		`{"id": 1, "epoch": 1, "events": [{"event": "model", "output": {"model": "m", "choices": [{"message": {"role": "assistant", "content": [{"type": "reasoning", "reasoning": "r", "redacted": true, "summary": null}, {"type": "text", "text": "t", "refusal": true}], "tool_calls": [{"function": "f", "arguments": {}}]}, "stop_reason": "length", "stop_details": {"type": "x"}}], "usage": {"input_tokens": 3, "output_tokens": "4", "reasoning_tokens": null}, "error": null, "time": 1.5}}]}`,
+		`{"id": 1, "epoch": 1, "output": {"choices": null, "completion": "c", "usage": null, "error": "e"}}`,
+		`{"id": 1, "epoch": 1, "output": {"choices": [{"message": {"content": null}}, {"message": null}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sameDecode(t, "sample", raw)
+	})
+}
+
+// Every sample of the malformed logs (testdata/malformed: each a log the
+// pinned inspect_ai wrote with one thing broken) gets from decodeFast the
+// decoder's verdict: the same sample, or the same error (validate's, which
+// runs after either decode), or decodeFast leaves it to the decoder. The
+// walk must take most of them, refused ones included, or the verdicts
+// would not be the walk's at all.
+func TestDecodeFastGivesTheVerdictOnMalformedLogs(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "malformed", "*.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, took, refused := 0, 0, 0
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") {
+			continue
+		}
+		l, err := Open(p)
+		if err != nil {
+			continue // refused before its samples: no decode to compare
+		}
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			n++
+			if sameDecode(t, filepath.Base(p)+" "+ref.Member, raw) {
+				took++
+				if _, err := DecodeSample(raw, ""); err != nil {
+					refused++
+				}
+			}
+		}
+		l.Close()
+	}
+	t.Logf("decodeFast took %d of %d samples of the malformed logs, %d of them refused", took, n, refused)
+	if n < 100 || took < n/2 || refused < 10 {
+		t.Errorf("decodeFast took %d of %d samples of the malformed logs, %d of them refused: too few to compare", took, n, refused)
+	}
+}

@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"empties/internal/evallog"
+	"empties/internal/testutil"
+)
+
+// Every sample of the fixtures, the corpora and the malformed logs
+// (testdata/malformed) gives the same rows (or the same error) decoded by
+// the one walk (evallog's decodeFast, which takes nearly all of them) as
+// decoded the way it was before.
+func TestFastDecodeGivesTheRowsOfTheDecoder(t *testing.T) {
+	n := 0
+	malformed, err := filepath.Glob(testutil.Path(t, "testdata", "malformed", "*.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(streamLogs(t), malformed...) {
+		if !strings.HasSuffix(p, ".eval") && !strings.HasSuffix(p, ".json") {
+			continue
+		}
+		l, err := evallog.Open(p)
+		if err != nil {
+			continue // the fixtures of unreadable logs
+		}
+		lc := newLogContext(Fingerprint{Path: p}, l)
+		for _, ref := range l.Samples {
+			raw, err := ref.Bytes()
+			if err != nil {
+				continue
+			}
+			name := filepath.Base(p) + " " + ref.Member
+			fast := &evallog.DecodedSample{}
+			ferr := fast.Decode(raw, lc.LegacyScoreName)
+			var got *sampleRows
+			var gerr error
+			if ferr == nil {
+				got, gerr = extract(lc, ref.Member, fast)
+			}
+			// the old way: the decoder for the sample and for the
+			// events' outputs, which extract decodes
+			restore := evallog.SetFastDecode(false)
+			old := &evallog.DecodedSample{}
+			oerr := old.Decode(raw, lc.LegacyScoreName)
+			var want *sampleRows
+			var werr error
+			if oerr == nil {
+				want, werr = extract(lc, ref.Member, old)
+			}
+			restore()
+			if (ferr == nil) != (oerr == nil) || ferr != nil && ferr.Error() != oerr.Error() {
+				t.Errorf("%s: error %v, the decoder's %v", name, ferr, oerr)
+				continue
+			}
+			if ferr != nil {
+				continue
+			}
+			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Errorf("%s: extract error %v, the decoder's %v", name, gerr, werr)
+				continue
+			}
+			if g, w := dump(got), dump(want); g != w {
+				i := 0
+				for i < min(len(g), len(w)) && g[i] == w[i] {
+					i++
+				}
+				t.Errorf("%s: rows differ at byte %d:\n fast    …%.300s\n decoder …%.300s", name, i, g[max(0, i-100):], w[max(0, i-100):])
+			}
+			n++
+		}
+		l.Close()
+	}
+	if n < 300 {
+		t.Errorf("only %d samples compared", n)
+	}
+}
