@@ -32,6 +32,7 @@ import (
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
 	"empties/stages/selectplan"
+	"empties/stages/serve"
 	"empties/stages/sqlcmd"
 )
 
@@ -52,6 +53,7 @@ func Commands() []*cli.Command {
 		decide.Command(),
 		report.Command(),
 		sqlcmd.Command(),
+		serve.Command(),
 		schemacmd.Command(),
 		exposure.Command(),
 		run.Command(),
@@ -85,6 +87,7 @@ The study, stage by stage:
 
 Ad hoc:
    empties sql "SELECT class, count(*) FROM replies GROUP BY ALL" --data data/study
+   empties serve data/study                       # in the browser
    duckdb data/study/empties.duckdb`,
 		Commands: Commands(),
 	}
