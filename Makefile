@@ -16,7 +16,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster clean
 
 all: build
 
@@ -94,12 +94,18 @@ FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStre
 fuzz:
 	@for f in $(FUZZ); do go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 0 ./internal/evallog/ || exit 1; done
 
-# The whole pipeline on the bundled demo: a miniature study whose replies are
-# simulated (mockllm through the real inspect_ai and inspect_evals scorers).
-demo: venv build
+# The whole study on the bundled demo, a miniature whose replies are simulated
+# (mockllm through the real inspect_ai and inspect_evals tasks): the wide,
+# control, Part C and Part B runs planned by `empties select` from its default
+# and tight arms and run by `empties rerun` (scripts/demo/reruns.sh; a second
+# `make demo` finds their logs finished), then the whole pipeline over the
+# arms and those logs.
+DEMO_RERUNS := $(OUT)/demo-reruns
+demo: venv pypkg build
 	@echo "== demo: every reply in data/demo is simulated (see data/demo/README.md)"
-	$(BIN)/empties run $(DEMO_LOGS) --out $(DEMO) --manifest $(MANIFEST) --inspect-evals $(INSPECT_EVALS) \
-		--report $(OUT)/report --progress never
+	PYTHON=$(VPY) scripts/demo/reruns.sh $(BIN)/empties $(DEMO_LOGS) $(OUT)/demo-work $(DEMO_RERUNS)
+	$(BIN)/empties run $(DEMO_LOGS)/default $(DEMO_LOGS)/tight $(DEMO_RERUNS) --out $(DEMO) --manifest $(MANIFEST) \
+		--inspect-evals $(INSPECT_EVALS) --report $(OUT)/report --progress never
 	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
 notebook: demo
@@ -114,8 +120,15 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 
+# The demo's logs: every arm (make_demo.py writes the default and tight arms,
+# scripts/demo/reruns.sh plans and runs the rest with empties rerun), or with
+# demo-reruns only the wide, control, Part C and Part B runs from the
+# committed default and tight arms.
 demo-logs: pypkg build
 	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties
+
+demo-reruns: pypkg build
+	$(VPY) scripts/demo/make_demo.py --out $(DEMO_LOGS) --bin $(BIN)/empties --reruns-only
 
 bench: venv build versitygw
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench

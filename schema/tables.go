@@ -201,9 +201,9 @@ type PolicyScore struct {
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"value_to_float of the value"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when scalar"`
 	Unscored    bool     `parquet:"unscored" doc:"the sample is out of the metric's denominator under this policy"`
-	Reason      string   `parquet:"reason" doc:"why the value is what it is: logged, error, no_score, max_tokens, provider_refusal, no_response, non_answer, needs_judge"`
+	Reason      string   `parquet:"reason" doc:"why the value is what it is: logged, error, no_score, max_tokens, provider_refusal, no_response, non_answer, needs_judge, part_b_judge (the verdict of the eval's judge on this reply replayed in a Part B log)"`
 	JudgeUsed   bool     `parquet:"judge_used" doc:"the value is a judge's verdict reused from the log"`
-	NeedsJudge  bool     `parquet:"needs_judge" doc:"the policy would send this reply to a judge the original run did not call: counted, not scored"`
+	NeedsJudge  bool     `parquet:"needs_judge" doc:"the policy would send this reply to a judge the original run did not call and no Part B log has graded it yet: counted, not scored"`
 }
 
 // Headline is a row of the headlines table.

@@ -26,11 +26,13 @@ import (
 	"empties/stages/exposure"
 	"empties/stages/ingest"
 	"empties/stages/report"
+	"empties/stages/rerun"
 	"empties/stages/rescore"
 	"empties/stages/run"
 	"empties/stages/sample"
 	"empties/stages/schemacmd"
 	"empties/stages/selectplan"
+	"empties/stages/serve"
 	"empties/stages/sqlcmd"
 )
 
@@ -45,11 +47,13 @@ func Commands() []*cli.Command {
 		sample.Command(),
 		rescore.Command(),
 		selectplan.Command(),
+		rerun.Command(),
 		check.Command(),
 		analyze.Command(),
 		decide.Command(),
 		report.Command(),
 		sqlcmd.Command(),
+		serve.Command(),
 		schemacmd.Command(),
 		exposure.Command(),
 		run.Command(),
@@ -76,12 +80,14 @@ The study, stage by stage:
    empties rescore --data data/study --manifest data/study.yaml
    empties check --data data/study
    empties select wide --data data/study --manifest data/study.yaml --out plans/wide
+   empties rerun plans/wide.json --manifest data/study.yaml
    empties analyze --data data/study --manifest data/study.yaml
    empties decide --data data/study --manifest data/study.yaml
    empties report --data data/study --out report/
 
 Ad hoc:
    empties sql "SELECT class, count(*) FROM replies GROUP BY ALL" --data data/study
+   empties serve data/study                       # in the browser
    duckdb data/study/empties.duckdb`,
 		Commands: Commands(),
 	}

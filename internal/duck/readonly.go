@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -15,9 +17,11 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
-// The ad-hoc reader (`empties sql`) runs a user's statement over a
-// dataset's views and must never change a file. Three things make it so,
-// each checked against the embedded DuckDB by stages/sqlcmd's tests:
+// The ad-hoc readers (`empties sql`, and the SQL box of `empties serve`)
+// run a user's statement over a dataset's views and must never change a
+// file. This file is the one gate both go through, each rule checked
+// against the embedded DuckDB by the attack tests of stages/sqlcmd and
+// internal/serve:
 //
 //   - Only reads run. DuckDB's own parser, and nothing else, says what the
 //     text is, before anything is bound or run: json_serialize_sql parses
@@ -30,12 +34,22 @@ import (
 //     CHECKPOINT, VACUUM, PREPARE, transactions, several statements) is
 //     refused unbound: binding is not free of effects (binding EXPORT
 //     DATABASE makes its folder).
+//   - Every table function the SELECT calls, at any depth of its parse
+//     tree, is one that reads (readerFunctions): checkpoint(), dbgen(),
+//     enable_logging(), register_external_resource() and query() (whose
+//     text would escape the parse) are refused.
+//   - Once parsed, the statement is prepared alone (the driver's Prepare;
+//     PrepareContext would run all but the last of several) and DuckDB's
+//     type of it must be SELECT (EXPLAIN for an EXPLAIN), with no
+//     parameters.
 //   - The configuration is locked (lock_configuration) once the views
 //     exist, so a SELECT cannot change a setting either: the table
 //     functions that would write files from within a SELECT
 //     (enable_profiling's save_location, enable_logging's file storage)
 //     fail, and temp_directory, which DuckDB spills to, stays a private
-//     folder removed afterwards.
+//     folder removed afterwards. Reads are confined to the dataset's
+//     folder (allowed_directories, enable_external_access off), the
+//     private folder and /dev/fd/, the pipes CopySelect writes to.
 //   - No extension is installed or loaded (dsnOptions).
 //
 // A SELECT's rows reach the caller through DuckDB's COPY into a pipe
@@ -68,16 +82,34 @@ func refused(format string, args ...any) error { return &Refused{Reason: fmt.Spr
 
 // LockReader readies conn, a connection to a database holding a dataset's
 // views, for a user's statements: times print in UTC, DuckDB spills to
-// tmp (a private folder the caller removes), and then the configuration
-// is locked.
-func LockReader(ctx context.Context, conn *sql.Conn, tmp string) error {
+// tmp (a private folder the caller removes), files are read only below
+// dirs (the dataset's folders), tmp and /dev/fd/ (CopySelect's pipes), and
+// then the configuration is locked. The settings are global: they hold
+// for every connection of conn's database.
+func LockReader(ctx context.Context, conn *sql.Conn, tmp string, dirs ...string) error {
+	var allowed []string
+	for _, d := range append(dirs, tmp) {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return err
+		}
+		abs = strings.TrimSuffix(abs, string(filepath.Separator)) + string(filepath.Separator)
+		allowed = append(allowed, Quote(abs))
+		// The views name a folder with '*', '?' or '[' as ReadPath escapes it.
+		if esc := ReadPath(abs, ""); esc != Quote(abs) {
+			allowed = append(allowed, esc)
+		}
+	}
+	allowed = append(allowed, Quote("/dev/fd/"))
 	for _, q := range []string{
 		"SET GLOBAL TimeZone = 'UTC'",
 		"SET GLOBAL temp_directory = " + Quote(tmp),
+		"SET GLOBAL allowed_directories = [" + strings.Join(allowed, ", ") + "]",
+		"SET GLOBAL enable_external_access = false",
 		"SET GLOBAL lock_configuration = true",
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+			return fmt.Errorf("locking the reader (%s): %w", q, err)
 		}
 	}
 	return nil
@@ -87,12 +119,14 @@ func LockReader(ctx context.Context, conn *sql.Conn, tmp string) error {
 // commas only), what follows being the statement explained.
 var explainPrefix = regexp.MustCompile(`(?is)^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([\w\s,]*\)\s*)?`)
 
-// CheckRead says whether q is one SELECT (or an EXPLAIN of one), from
-// DuckDB's parser alone: nothing is bound or run. A statement of another
-// kind is a *Refused naming it; a text DuckDB cannot parse is its syntax
-// error.
+// CheckRead says whether q is one SELECT (or an EXPLAIN of one) calling
+// only table functions that read, from DuckDB's parser, and then whether
+// DuckDB's prepared statement agrees: nothing is run, and nothing is bound
+// before the parse has found a SELECT. A statement of another kind is a
+// *Refused naming it; a text DuckDB cannot parse is its syntax error.
 func CheckRead(ctx context.Context, conn *sql.Conn, q string) (Statement, error) {
-	n, notSelect, err := parseSelects(ctx, conn, q)
+	trees, notSelect, err := parseSelects(ctx, conn, q)
+	kind := Select
 	switch {
 	case err != nil:
 		return Statement{}, err
@@ -103,41 +137,144 @@ func CheckRead(ctx context.Context, conn *sql.Conn, q string) (Statement, error)
 		}
 		// EXPLAIN ANALYZE runs what it explains: that must be a read too.
 		inner := q[loc[1]:]
-		n, notSelect, err := parseSelects(ctx, conn, inner)
+		trees, notSelect, err = parseSelects(ctx, conn, inner)
 		switch {
 		case err != nil:
 			return Statement{}, fmt.Errorf("the statement explained: %w", err)
 		case notSelect:
 			return Statement{}, refused("EXPLAIN of a statement that is no SELECT: %s", refusal(inner))
-		case n != 1:
-			return Statement{}, refused("EXPLAIN of %d statements; give one SELECT", n)
+		case len(trees) != 1:
+			return Statement{}, refused("EXPLAIN of %d statements; give one SELECT", len(trees))
 		}
-		return Statement{Kind: Explain}, nil
-	case n == 0:
+		kind = Explain
+	case len(trees) == 0:
 		return Statement{}, refused("the text holds no statement")
-	case n > 1:
-		return Statement{}, refused("the text holds %d statements (a ';' ends one); give one", n)
+	case len(trees) > 1:
+		return Statement{}, refused("the text holds %d statements (a ';' ends one); give one", len(trees))
 	}
-	return Statement{Kind: Select}, nil
+	var tree any
+	if err := json.Unmarshal(trees[0], &tree); err != nil {
+		return Statement{}, fmt.Errorf("reading DuckDB's parse of the query: %w", err)
+	}
+	if f := unsafeFunction(tree); f != "" {
+		return Statement{}, refused("the table function %s() is not one that only reads", f)
+	}
+	err = conn.Raw(func(dc any) error {
+		s, err := prepare(dc, q)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		want := duckdb.STATEMENT_TYPE_SELECT
+		if kind == Explain {
+			want = duckdb.STATEMENT_TYPE_EXPLAIN
+		}
+		typ, err := s.StatementType()
+		switch {
+		case err != nil:
+			return err
+		case typ != want:
+			return refused("DuckDB prepares it as %s, not a SELECT", statementName(typ))
+		case s.NumInput() > 0:
+			return refused("the query has parameters ($1, ?): write the values into it")
+		}
+		return nil
+	})
+	if err != nil {
+		return Statement{}, err
+	}
+	return Statement{Kind: kind}, nil
+}
+
+// prepare prepares q alone on the driver connection of a (*sql.Conn).Raw:
+// the driver's Prepare refuses several statements, where PrepareContext
+// would run all but the last.
+func prepare(dc any, q string) (*duckdb.Stmt, error) {
+	c, ok := dc.(*duckdb.Conn)
+	if !ok {
+		return nil, fmt.Errorf("not a DuckDB connection: %T", dc)
+	}
+	st, err := c.Prepare(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.(*duckdb.Stmt), nil
 }
 
 // parseSelects parses q with DuckDB's parser (json_serialize_sql, which
-// binds nothing) and returns how many statements it holds, or notSelect
+// binds nothing) and returns its statements' parse trees, or notSelect
 // when one is not a SELECT; a syntax error is returned as an error.
-func parseSelects(ctx context.Context, conn *sql.Conn, q string) (n int, notSelect bool, err error) {
-	var errType, errMsg sql.NullString
-	var count sql.NullInt64
-	err = conn.QueryRowContext(ctx, `SELECT j->>'error_type', j->>'error_message', json_array_length(j->'statements')
-	  FROM (SELECT json_serialize_sql(?::VARCHAR)::JSON AS j)`, q).Scan(&errType, &errMsg, &count)
-	switch {
-	case err != nil:
-		return 0, false, err
-	case errType.String == "not implemented": // "Only SELECT statements can be serialized"
-		return 0, true, nil
-	case errType.Valid:
-		return 0, false, fmt.Errorf("%s error: %s", errType.String, errMsg.String)
+func parseSelects(ctx context.Context, conn *sql.Conn, q string) (trees []json.RawMessage, notSelect bool, err error) {
+	var text string
+	if err := conn.QueryRowContext(ctx, `SELECT CAST(json_serialize_sql(CAST(? AS VARCHAR)) AS VARCHAR)`, q).Scan(&text); err != nil {
+		return nil, false, err
 	}
-	return int(count.Int64), false, nil
+	var parsed struct {
+		Error      bool              `json:"error"`
+		ErrorType  string            `json:"error_type"`
+		Message    string            `json:"error_message"`
+		Statements []json.RawMessage `json:"statements"`
+	}
+	if err := json.Unmarshal([]byte(text), &parsed); err != nil {
+		return nil, false, fmt.Errorf("reading DuckDB's parse of the query: %w", err)
+	}
+	switch {
+	case parsed.Error && parsed.ErrorType == "not implemented": // "Only SELECT statements can be serialized"
+		return nil, true, nil
+	case parsed.Error:
+		return nil, false, fmt.Errorf("%s error: %s", parsed.ErrorType, parsed.Message)
+	}
+	return parsed.Statements, false, nil
+}
+
+// readerFunctions are the table functions a query may call: readers of
+// files (which LockReader confines to the dataset), of the catalog and of
+// values.
+var readerFunctions = map[string]bool{}
+
+func init() {
+	for _, f := range strings.Fields(`read_parquet parquet_scan read_csv read_csv_auto read_json read_json_auto read_ndjson
+		read_ndjson_auto read_json_objects read_json_objects_auto read_ndjson_objects read_text read_blob sniff_csv
+		parquet_metadata parquet_schema parquet_file_metadata parquet_kv_metadata parquet_full_metadata parquet_bloom_probe
+		glob range generate_series unnest repeat repeat_row json_each json_tree query_table summary histogram
+		histogram_values sql_tokenize icu_calendar_names pg_timezone_names which_secret test_all_types test_vector_types
+		tpch_queries tpch_answers tpcds_queries tpcds_answers
+		duckdb_columns duckdb_constraints duckdb_databases duckdb_dependencies duckdb_extensions duckdb_functions
+		duckdb_indexes duckdb_keywords duckdb_memory duckdb_optimizers duckdb_schemas duckdb_sequences duckdb_settings
+		duckdb_tables duckdb_temporary_files duckdb_types duckdb_variables duckdb_views duckdb_approx_database_count
+		duckdb_connection_count duckdb_prepared_statements
+		pragma_table_info pragma_show pragma_version pragma_platform pragma_database_size pragma_storage_info
+		pragma_metadata_info pragma_collations pragma_user_agent`) {
+		readerFunctions[f] = true
+	}
+}
+
+// unsafeFunction returns the first table function of a parse tree that is
+// not in readerFunctions ("" if none).
+func unsafeFunction(node any) string {
+	switch n := node.(type) {
+	case map[string]any:
+		if n["type"] == "TABLE_FUNCTION" {
+			if fn, ok := n["function"].(map[string]any); ok {
+				name, _ := fn["function_name"].(string)
+				if !readerFunctions[strings.ToLower(name)] {
+					return name
+				}
+			}
+		}
+		for _, v := range n {
+			if f := unsafeFunction(v); f != "" {
+				return f
+			}
+		}
+	case []any:
+		for _, v := range n {
+			if f := unsafeFunction(v); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // refusal names the statement q begins with, for the message (the verdict
@@ -216,16 +353,12 @@ func firstWord(q string) string {
 // run all but the last), and returns its rows.
 func ExplainRows(ctx context.Context, conn *sql.Conn, q string) (cols []string, rows [][]any, err error) {
 	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*duckdb.Conn)
-		if !ok {
-			return fmt.Errorf("not a DuckDB connection: %T", dc)
-		}
-		st, err := c.Prepare(q)
+		st, err := prepare(dc, q)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		r, err := st.(driver.StmtQueryContext).QueryContext(ctx, nil)
+		r, err := st.QueryContext(ctx, nil)
 		if err != nil {
 			return err
 		}
@@ -294,3 +427,21 @@ func (e *copyError) Unwrap() error { return e.err }
 // IsBrokenPipe reports whether err is a write to a reader that went away
 // (`empties sql ... | head`).
 func IsBrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// statementName names a DuckDB statement type for a refusal.
+func statementName(t duckdb.StmtType) string {
+	names := map[duckdb.StmtType]string{
+		duckdb.STATEMENT_TYPE_INSERT: "INSERT", duckdb.STATEMENT_TYPE_UPDATE: "UPDATE", duckdb.STATEMENT_TYPE_DELETE: "DELETE",
+		duckdb.STATEMENT_TYPE_EXPLAIN: "EXPLAIN", duckdb.STATEMENT_TYPE_PREPARE: "PREPARE", duckdb.STATEMENT_TYPE_CREATE: "CREATE",
+		duckdb.STATEMENT_TYPE_EXECUTE: "EXECUTE", duckdb.STATEMENT_TYPE_ALTER: "ALTER", duckdb.STATEMENT_TYPE_TRANSACTION: "a transaction statement",
+		duckdb.STATEMENT_TYPE_COPY: "COPY", duckdb.STATEMENT_TYPE_ANALYZE: "ANALYZE", duckdb.STATEMENT_TYPE_VARIABLE_SET: "SET VARIABLE",
+		duckdb.STATEMENT_TYPE_CREATE_FUNC: "CREATE FUNCTION", duckdb.STATEMENT_TYPE_DROP: "DROP", duckdb.STATEMENT_TYPE_EXPORT: "EXPORT",
+		duckdb.STATEMENT_TYPE_PRAGMA: "PRAGMA", duckdb.STATEMENT_TYPE_VACUUM: "VACUUM", duckdb.STATEMENT_TYPE_CALL: "CALL",
+		duckdb.STATEMENT_TYPE_SET: "SET", duckdb.STATEMENT_TYPE_LOAD: "LOAD", duckdb.STATEMENT_TYPE_ATTACH: "ATTACH",
+		duckdb.STATEMENT_TYPE_DETACH: "DETACH", duckdb.STATEMENT_TYPE_MULTI: "a statement of several steps (PIVOT, ...)",
+	}
+	if n, ok := names[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("a statement of type %d", t)
+}

@@ -38,6 +38,7 @@ type Manifest struct {
 	Budget          Budget              `yaml:"budget"`
 	Arms            Arms                `yaml:"arms"`
 	PartC           PartC               `yaml:"part_c"`
+	Judges          map[string]Judges   `yaml:"judges"`
 	Profiles        map[string]*Profile `yaml:"-"`
 }
 
@@ -190,6 +191,15 @@ type Form struct {
 	Source      string `yaml:"source"`
 }
 
+// Judges bind an eval's judges for the runs `empties rerun` makes (re-runs,
+// Part B and Part C): model roles and task arguments given here replace the
+// original log's of the same name. Without an entry a run uses the judges
+// its original log records (its task arguments and eval.model_roles).
+type Judges struct {
+	ModelRoles map[string]string `yaml:"model_roles"`
+	TaskArgs   map[string]any    `yaml:"task_args"`
+}
+
 // Budget of the study.
 type Budget struct {
 	CeilingUSD float64 `yaml:"ceiling_usd"`
@@ -330,6 +340,11 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 			return fail("part_c", "part_c: form %q: passes_guard must be true exactly when its text is not blank", f.Name)
 		}
 	}
+	for name := range m.Judges {
+		if _, ok := m.Profiles[name]; !ok {
+			return fail("judges", "judges: eval %q is not one of the study's evals", name)
+		}
+	}
 	if m.Budget.CeilingUSD <= 0 {
 		return fail("budget", "budget: ceiling_usd must be positive")
 	}
@@ -351,9 +366,9 @@ func (m *Manifest) checkAssignment(a Assignment, line int) error {
 		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("arm %q: arms are default, tight, wide, control", a.Arm)}
 	}
 	switch a.Part {
-	case "", "A", "C":
+	case "", "A", "B", "C":
 	default:
-		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("part %q: parts are A and C", a.Part)}
+		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("part %q: parts are A, B and C", a.Part)}
 	}
 	return nil
 }

@@ -459,6 +459,15 @@ func unpin(dir, g string) {
 	}
 }
 
+// Release unpins generation g of the dataset at dir (a folder Current
+// returned), for a reader that lives on and moves to a newer generation: a
+// later Commit may then remove g, so nothing of it may be read afterwards.
+func Release(dir, g string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		unpin(abs, g)
+	}
+}
+
 // unpinAll releases this process's pins on dataset dir.
 func unpinAll(dir string) {
 	pins.Lock()

@@ -514,11 +514,10 @@ def request_text(messages: list[ChatMessage]) -> str:
 
 
 class ModelUnderTest:
-    """mockllm custom_outputs: the route's simulated model (or, in Part C, the replayed form)."""
+    """mockllm custom_outputs: the route's simulated model."""
 
-    def __init__(self, ev: "EvalDef", route: str, arm: str, partc: bool = False):
+    def __init__(self, ev: "EvalDef", route: str, arm: str):
         self.ev = ev
-        self.partc = partc
         self.sim = ROUTE_SIMS.get(route) if route else None
         self.ctx = Ctx(ev.name, route, arm, self.sim, ev.group) if self.sim else None  # type: ignore[arg-type]
         self.judge_calls: dict[tuple[Any, int], int] = {}
@@ -529,13 +528,6 @@ class ModelUnderTest:
         sid, epoch = st.sample_id, st.epoch
         text = request_text(input)
         inp = max(20, len(text) // 4)
-        if self.partc:
-            form = st.metadata["empties_form"]
-            OUTCOMES[(sid, epoch)] = Outcome(f"form:{form}", "form", st.metadata.get("empties_form_text", ""),
-                                             form=form)
-            replay = self.ev.partc_text[form]
-            return cf.output("replay", [cf.choice("replay", replay, "stop")],
-                             usage=_usage(inp, max(0, len(replay) // 4)))
         spec = self.ev.find(text)
         if "##the_score" in text:   # AIR-Bench's annotate(): the model under test judges its own reply
             o = OUTCOMES[(sid, epoch)]
@@ -570,12 +562,13 @@ class Judges:
             assert st is not None
             sid, epoch = st.sample_id, st.epoch
             n = self.calls[(name, sid, epoch)] = self.calls.get((name, sid, epoch), 0) + 1
-            o = OUTCOMES[(sid, epoch)]
-            if self.partc:
+            if self.partc:   # a replayed form (empties rerun of a Part C plan): no reply of the model under test
                 case = (self.ev.name, st.metadata["empties_sample_id"], st.metadata["empties_form"])
-                rep = epoch if not self.ev.split_repeats else int(str(sid).rsplit("__r", 1)[1])
-                text = self.ev.partc_verdict(self, name, case, rep, n)
+                rep = int(st.metadata["empties_repeat"])
+                spec = self.ev.find(request_text(input))
+                text = partc_verdict(self, name, case, rep, n, spec)
             else:
+                o = OUTCOMES[(sid, epoch)]
                 key = self.ev.find(request_text(input)).key
                 ident = (self.ev.name, self.route, self.arm, key, epoch, name, n)
                 text = self.ev.verdict(self, name, o, ident)
@@ -741,7 +734,7 @@ def hle_verdict(j: Judges, name: str, o: Outcome, ident: tuple[Any, ...]) -> str
     return "The [response] gives a different answer from the [correct_answer]. GRADE: I"
 
 
-def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int) -> str:
+def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int, spec: dd.Spec) -> str:
     ev, _sid, form = case
     table = PARTC[ev]
     u = stable_draw(case + (name,), rep)
@@ -762,7 +755,6 @@ def partc_verdict(j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int)
     if ev == "fortress_benign":
         return fortress_benign_text(pick(u, table[form]))
     if ev == "fortress_adversarial":
-        spec = j.ev.by_id_prefix(case[1])
         return fortress_adv_text(table[form] if U("yes-case", *case, name) < .3 else 0.0,
                                  spec.extra["num_dim"], case + (rep, name))
     raise ValueError(ev)
@@ -779,15 +771,14 @@ class EvalDef:
     kind: str           # refusal | capability
     group: str          # think group
     specs: list[dd.Spec]
-    build: Callable[[ExitStack, Judges, Path], tuple[Any, dict[str, Any]]]
+    # installs the dataset patches in the stack and makes the task with the
+    # judges' models; with no judges (None) it only installs the patches
+    build: Callable[[ExitStack, Judges | None, Path], tuple[Any, dict[str, Any]]]
     verdict: Callable[..., str] | None = None
-    split_repeats: bool = False   # Part C: one sample per repeat (the task's reducer allows one epoch only)
-    partc_text: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_key = {s.key: s for s in self.specs}
         self._order = sorted(self.specs, key=lambda s: len(s.prompt), reverse=True)
-        self._ids: dict[str, dd.Spec] = {}
 
     def find(self, text: str) -> dd.Spec:
         for s in self._order:
@@ -795,11 +786,6 @@ class EvalDef:
                 return s
         raise RuntimeError(f"{self.name}: no demo record in request:\n{text[:300]}")
 
-    def by_id_prefix(self, sample_id: str) -> dd.Spec:
-        return self._ids[sample_id]
-
-    def partc_verdict(self, j: Judges, name: str, case: tuple[Any, ...], rep: int, n: int) -> str:
-        return partc_verdict(j, name, case, rep, n)
 
 
 def _patch_hf(stack: ExitStack, mod: Any, records: dict[tuple[str, str | None], list[dict[str, Any]]]) -> None:
@@ -807,31 +793,39 @@ def _patch_hf(stack: ExitStack, mod: Any, records: dict[tuple[str, str | None], 
 
 
 def b_xstest(subset: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         mod = importlib.import_module("inspect_evals.xstest.xstest")
         _patch_hf(stack, mod, {(mod.DATASET_PATH, None): dd.xstest_records()})
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         return mod.xstest(subset=subset, scorer_model=j.model("mockllm/xstest-judge")), {}
     return build
 
 
-def b_coconot(stack: ExitStack, j: Judges, data: Path):
+def b_coconot(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.coconot.coconot")
     _patch_hf(stack, mod, {(mod.DATASET_PATH, "original"): dd.coconot_records()})
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.coconot(subset="original", grader=j.model("mockllm/coconot-judge")), {}
 
 
-def b_strong_reject(stack: ExitStack, j: Judges, data: Path):
+def b_strong_reject(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.strong_reject.strong_reject")
     path = pf.write_csv(data / "strong_reject" / "strongreject_dataset.csv", dd.strong_reject_rows())
     stack.enter_context(mock.patch.object(mod, "PATH_TO_STRONG_REJECT_CSV", str(path)))
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.strong_reject(judge_llm=j.model("mockllm/strongreject-judge")), {}
 
 
 def b_fortress(kind: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         dmod = importlib.import_module("inspect_evals.fortress.data")
         _patch_hf(stack, dmod, {(dmod.HF_DATASET_PATH, None): dd.fortress_records()})
         fmod = importlib.import_module("inspect_evals.fortress.fortress")
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         if kind == "adversarial":
             return fmod.fortress_adversarial(grader_models=[
                 j.model("mockllm/fortress-judge-o3"), j.model("mockllm/fortress-judge-claude"),
@@ -840,33 +834,39 @@ def b_fortress(kind: str):
     return build
 
 
-def b_air(stack: ExitStack, j: Judges, data: Path):
+def b_air(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.air_bench.air_bench")
     recs, judges = dd.air_records()
     _patch_hf(stack, mod, {(mod.DATASET_PATH, None): recs, ("stanford-crfm/air-bench-2024", "judge_prompts"): judges})
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.air_bench(), {}
 
 
-def b_hle(stack: ExitStack, j: Judges, data: Path):
+def b_hle(stack: ExitStack, j: Judges | None, data: Path):
     dmod = importlib.import_module("inspect_evals.hle.dataset")
     recs = dd.hle_records()
     _patch_hf(stack, dmod, {(dmod.DATASET_PATH, None): recs})
     stack.enter_context(mock.patch.object(dmod, "get_verified_gold_uids", lambda: {r["id"] for r in recs}))
     hmod = importlib.import_module("inspect_evals.hle.hle")
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return hmod.hle(include_multi_modal=False), {
         "model_roles": {"grader": j.model("mockllm/hle-grader"), "grader_2": j.model("mockllm/hle-grader-2")}}
 
 
-def b_gpqa(stack: ExitStack, j: Judges, data: Path):
+def b_gpqa(stack: ExitStack, j: Judges | None, data: Path):
     mod = importlib.import_module("inspect_evals.gpqa.gpqa")
     path = pf.write_csv(data / "gpqa" / "gpqa_diamond.csv", dd.gpqa_rows())
     stack.enter_context(mock.patch.object(mod, "GPQA_DIAMOND_CACHE_PATH", path))
     stack.enter_context(mock.patch.object(mod, "download", lambda *a, **k: None))
+    if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+        return None, {}
     return mod.gpqa_diamond(), {}
 
 
 def b_bfcl(category: str):
-    def build(stack: ExitStack, j: Judges, data: Path):
+    def build(stack: ExitStack, j: Judges | None, data: Path):
         mod = importlib.import_module("inspect_evals.bfcl.bfcl")
         stack.enter_context(mock.patch.object(pf, "BFCL_IRRELEVANCE_QUESTIONS",
                                               [(q, fn) for q, fn, _w in dd.BFCL_IRRELEVANCE[:dd.N]]))
@@ -875,6 +875,8 @@ def b_bfcl(category: str):
         root = data / "BFCL"
         pf._bfcl_files(root)
         stack.enter_context(mock.patch.object(mod, "DATASET_LOCATION", root))
+        if j is None:   # the patches only (scripts/demo/rerun_harness.py)
+            return None, {}
         return mod.bfcl(categories=category), {}
     return build
 
@@ -887,7 +889,7 @@ EVALS: dict[str, EvalDef] = {e.name: e for e in [
     EvalDef("coconot_original", "refusal", "short", dd.coconot_specs(), b_coconot, coconot_verdict),
     EvalDef("strong_reject", "refusal", "short", dd.strong_reject_specs(), b_strong_reject, sr_verdict),
     EvalDef("fortress_adversarial", "refusal", "short", dd.fortress_specs("adversarial"), b_fortress("adversarial"),
-            fortress_adv_verdict, split_repeats=True),
+            fortress_adv_verdict),
     EvalDef("fortress_benign", "refusal", "short", dd.fortress_specs("benign"), b_fortress("benign"),
             fortress_benign_verdict),
     EvalDef("air_bench", "refusal", "short", dd.air_specs(), b_air, None),
@@ -913,7 +915,6 @@ class Run:
     extra_ids: list[str] = field(default_factory=list)
     epochs: int | None = None
     max_tokens: int | None = None
-    partc: dict[str, Any] | None = None   # the plan group
 
 
 def slug(route: str) -> str:
@@ -933,19 +934,17 @@ class Runner:
     def run(self, r: Run) -> None:
         ev = EVALS[r.eval]
         OUTCOMES.clear()
-        judges = Judges(ev, r.route, r.arm, partc=r.partc is not None)
+        judges = Judges(ev, r.route, r.arm, partc=False)
         with ExitStack() as stack:
             task, kwargs = ev.build(stack, judges, self.data)
-            if r.partc is not None:
-                task.dataset = self.partc_dataset(ev, task.dataset, r.partc)
-            mut = ModelUnderTest(ev, r.route, r.arm, partc=r.partc is not None)
+            mut = ModelUnderTest(ev, r.route, r.arm)
             config: dict[str, Any] = {}
             if r.route:
                 config.update(ROUTE_SIMS[r.route].settings)
             if r.max_tokens is not None:
                 config["max_tokens"] = r.max_tokens
             ids = None if r.sample_ids is None else list(r.sample_ids) + list(r.extra_ids)
-            log_dir = self.work / "raw" / f"{r.arm}-{r.eval}-{slug(r.route) or 'partc'}"
+            log_dir = self.work / "raw" / f"{r.arm}-{r.eval}-{slug(r.route)}"
             logs = inspect_eval(
                 task,
                 model=get_model(MUT_NAME, custom_outputs=mut, memoize=False),
@@ -957,30 +956,16 @@ class Runner:
         r.dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(logs[0].location, r.dest)
         self.written.append(r.dest)
-        self.verify(r)
+        self.verify(r.eval, r.dest)
 
-    def partc_dataset(self, ev: EvalDef, dataset: Any, group: dict[str, Any]) -> MemoryDataset:
-        orig = {str(s.id): s for s in dataset}
-        out = []
-        for ps in group["samples"]:
-            s = orig[ps["id"]]
-            ev._ids[ps["id"]] = ev.find(s.input if isinstance(s.input, str) else request_text(s.input))
-            for f in ps["forms"]:
-                reps = range(1, f["repeats"] + 1) if ev.split_repeats else [None]
-                for rep in reps:
-                    c = s.model_copy(deep=True)
-                    c.id = f"{s.id}__{f['name']}" + (f"__r{rep}" if rep else "")
-                    c.metadata = {**(s.metadata or {}), "empties_form": f["name"], "empties_sample_id": s.id}
-                    out.append(c)
-        return MemoryDataset(out, name=getattr(dataset, "name", None), location=getattr(dataset, "location", None))
-
-    def verify(self, r: Run) -> None:
-        """Read the log back: success, every sample scored, the stored headline reproduced from the profile."""
-        log = read_eval_log(str(r.dest))
-        where = os.path.relpath(r.dest, self.out)
+    def verify(self, name: str, path: Path, replayed: bool = False) -> None:
+        """Read a log back: success, every sample scored, the stored headline reproduced from the profile;
+        for a replay (Part C), the empty and whitespace forms stored exactly as given."""
+        log = read_eval_log(str(path))
+        where = os.path.relpath(path, self.out)
         if log.status != "success":
             raise SystemExit(f"{where}: status {log.status}: {log.error}")
-        prof = self.profiles[r.eval]
+        prof = self.profiles[name]
         key = prof["score"]["key"]
         rows = []
         for s in log.samples or []:
@@ -989,11 +974,11 @@ class Runner:
             if not s.scores or key not in s.scores:
                 raise SystemExit(f"{where}: sample {s.id} has no score {key}")
             rows.append((str(s.id), s.epoch, s.scores[key].value))
-            if r.partc is not None and s.metadata.get("empties_form") in ("empty", "whitespace"):
+            if replayed:   # the form exactly as given: "" stays "", never inspect's (no content)
                 want = PARTC_TEXT[s.metadata["empties_form"]]
-                first = next(m for m in s.messages if m.role == "assistant")
-                if s.output.completion != want or first.text != want:
-                    raise SystemExit(f"{where}: sample {s.id}: stored reply {first.text!r} is not the form {want!r}")
+                said = [m.text for m in s.messages if m.role == "assistant"]
+                if s.output.completion != want or said != [want] or s.metadata.get("empties_replayed") != want:
+                    raise SystemExit(f"{where}: sample {s.id}: stored reply {said!r} is not the form {want!r}")
         for k, v in (prof["match"].get("task_args") or {}).items():
             if (log.eval.task_args or {}).get(k) != v:
                 raise SystemExit(f"{where}: task_args {k} = {(log.eval.task_args or {}).get(k)!r}, profile wants {v!r}")
@@ -1002,7 +987,7 @@ class Runner:
         except SystemExit as e:
             self.problems.append(f"{where}: {e}")
             return
-        mirrored = pf.mirror_headline(r.eval, rows)
+        mirrored = pf.mirror_headline(name, rows)
         same = (mirrored is None and (stored is None or math.isnan(stored))) or \
             (mirrored is not None and stored is not None and math.isclose(mirrored, stored, abs_tol=1e-9))
         if not same:
@@ -1045,22 +1030,14 @@ def tight_runs(out: Path, study: dict[str, Any]) -> list[Run]:
     return runs
 
 
-def rerun_runs(out: Path, plan: dict[str, Any], arm: str) -> list[Run]:
-    runs = []
-    for g in plan["groups"]:
-        ids = sorted({s["id"] for s in g["samples"]})
-        runs.append(Run(g["eval"], g["route"], arm, out / arm / g["eval"] / f"{slug(g['route'])}.eval",
-                        dict(g["metadata"]), sample_ids=ids, epochs=int(g["epochs"]) or 1,
-                        max_tokens=(g.get("settings") or {}).get("max_tokens")))
-    return runs
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=REPO / "data" / "demo" / "logs", help="log folder (data/demo/logs)")
     ap.add_argument("--bin", type=Path, default=REPO / "bin" / "empties", help="the empties binary")
     ap.add_argument("--readme", type=Path, default=None, help="README to write (default: <out>/../README.md)")
     ap.add_argument("--keep-work", action="store_true", help="keep the temporary dataset and plans")
+    ap.add_argument("--reruns-only", action="store_true",
+                    help="keep the default and tight arms in --out; write only the wide, control, Part C and Part B runs")
     args = ap.parse_args()
 
     logging.basicConfig(level=logging.WARNING)
@@ -1072,8 +1049,6 @@ def main() -> int:
     t0 = time.time()
     study = yaml.safe_load(STUDY.read_text(encoding="utf-8"))
     PARTC_TEXT.update({f["name"]: f["text"] for f in study["part_c"]["forms"]})
-    for ev in EVALS.values():
-        ev.partc_text = PARTC_TEXT
     names = {r["name"] for r in study["routes"]}
     if names != set(ROUTE_SIMS):
         raise SystemExit(f"routes in {STUDY} ({sorted(names)}) differ from the demo's ({sorted(ROUTE_SIMS)})")
@@ -1084,76 +1059,67 @@ def main() -> int:
         raise SystemExit(f"{binp} not found: build it with `go build -o bin/empties ./cmd/empties`")
 
     out: Path = args.out.resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
     work = Path(tempfile.mkdtemp(prefix="empties-demo-"))
     runner = Runner(work, out, study)
 
-    # 1-2. default and tight arms
-    for r in default_runs(out, study) + tight_runs(out, study):
-        runner.run(r)
+    # 1-2. default and tight arms (or, with --reruns-only, the ones already there)
+    if args.reruns_only:
+        for arm in ("default", "tight"):
+            if not (out / arm).is_dir():
+                raise SystemExit(f"--reruns-only: {out / arm} is not there; run without it to write every arm")
+        runner.written += sorted(p for arm in ("default", "tight") for p in (out / arm).rglob("*.eval"))
+    else:
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        for r in default_runs(out, study) + tight_runs(out, study):
+            runner.run(r)
+    for kind in ("wide", "control", "partc", "partb"):   # the runs' folders, written again below
+        if (out / kind).exists():
+            shutil.rmtree(out / kind)
     print(f"default and tight arms: {len(runner.written)} logs ({time.time() - t0:.0f}s)")
 
-    # 3. ingest, rescore and plan the wide, control and Part C runs from them
-    ds = work / "dataset"
-    empties(binp, "ingest", str(out), "--out", str(ds))
-    empties(binp, "rescore", "--data", str(ds), "--manifest", str(STUDY))
-    plans = {}
-    for kind in ("wide", "control", "partc"):
-        empties(binp, "select", kind, "--data", str(ds), "--manifest", str(STUDY), "--out", str(work / f"plan-{kind}"))
-        plans[kind] = json.loads((work / f"plan-{kind}.json").read_text(encoding="utf-8"))
-
-    # wide: every planned group, except one planned sample left out on purpose,
-    # plus one re-run nobody planned (a sample with no default-arm original)
-    wide = rerun_runs(out, plans["wide"], "wide")
-    left_out = None
-    candidates = [r for r in wide if EVALS[r.eval].kind == "refusal" and len(r.sample_ids or []) >= 2] or \
-        [r for r in wide if len(r.sample_ids or []) >= 2]
-    if candidates:   # the largest refusal-eval group loses its last planned sample
-        r = max(candidates, key=lambda r: (len(r.sample_ids or []), r.eval, r.route))
-        left_out = (r.eval, r.route, r.sample_ids[-1])  # type: ignore[index]
-        r.sample_ids = r.sample_ids[:-1]  # type: ignore[index]
-    hle_id = None
-    for r in default_runs(out, study):
-        if r.eval == "hle_text":
-            log = read_eval_log(str(r.dest), header_only=False)
-            hle_id = sorted(str(s.id) for s in log.samples or [])[0]
-            break
-    unplanned_route = "claude-sonnet-5/openrouter"
-    wide.append(Run("hle_text", unplanned_route, "wide",
-                    out / "wide" / "hle_text" / f"{slug(unplanned_route)}.eval",
-                    {"empties_arm": "wide", "empties_eval": "hle_text", "empties_route": unplanned_route,
-                     "empties_part": "A"}, sample_ids=[hle_id], epochs=1, max_tokens=16000))
-    for r in wide:
-        runner.run(r)
-    control = rerun_runs(out, plans["control"], "control")
-    for r in control:
-        runner.run(r)
-    partc = []
-    for g in plans["partc"]["groups"]:
-        ev = EVALS[g["eval"]]
-        reps = max(f["repeats"] for s in g["samples"] for f in s["forms"])
-        partc.append(Run(g["eval"], "", "default", out / "partc" / f"{g['eval']}.eval", dict(g["metadata"]),
-                         epochs=1 if ev.split_repeats else reps, partc=g))
-    for r in partc:
-        runner.run(r)
-    print(f"wide {len(wide)}, control {len(control)}, Part C {len(partc)} logs ({time.time() - t0:.0f}s)")
+    # 3. plan the wide, control, Part C and Part B runs from them and run the
+    # plans with empties rerun (the demo's models through rerun_harness.py)
+    env = dict(os.environ, PYTHON=sys.executable)
+    p = subprocess.run([str(HERE / "reruns.sh"), str(binp), str(out), str(work), str(out)], cwd=REPO, env=env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"scripts/demo/reruns.sh failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    left_out = unplanned = None
+    for line in p.stdout.splitlines():
+        if m := re.match(r"demo: wide plan: (\S+) × (\S+) sample (\S+) left out; (\S+) added on (\S+) \(no original\)", line):
+            left_out, unplanned = (m[1], m[2], m[3]), (m[4], m[5])
+    if unplanned is None:
+        raise SystemExit(f"scripts/demo/reruns.sh did not edit the wide plan:\n{p.stdout}")
+    plans = {kind: json.loads((work / "plans" / f"{kind}.json").read_text(encoding="utf-8"))
+             for kind in ("wide", "control", "partc")}
+    counts = {}
+    for kind in ("wide", "control", "partc", "partb"):
+        logs = sorted((out / kind).rglob("*.eval")) if (out / kind).exists() else []
+        counts[kind] = len(logs)
+        for path in logs:
+            runner.written.append(path)
+            head = read_eval_log(str(path), header_only=True)
+            runner.verify(head.eval.metadata["empties_eval"], path, replayed=kind in ("partc", "partb"))
+    print(f"wide {counts['wide']}, control {counts['control']}, Part C {counts['partc']}, "
+          f"Part B {counts['partb']} logs ({time.time() - t0:.0f}s)")
 
     # 4. the plans that were run, and the README with what this run actually did
     plan_dir = out.parent / "plans"
     if plan_dir.exists():
         shutil.rmtree(plan_dir)
     plan_dir.mkdir(parents=True)
+    ds = work / "collected"
     for kind in plans:
         for ext in ("json", "md"):
-            text = (work / f"plan-{kind}.{ext}").read_text(encoding="utf-8")
+            text = (work / "plans" / f"{kind}.{ext}").read_text(encoding="utf-8")
             text = text.replace(str(ds), "<dataset of the default and tight arms>").replace(str(STUDY), "data/study.yaml")
             if out.is_relative_to(REPO):   # original_log paths relative to the repository
                 text = text.replace(str(out) + "/", os.path.relpath(out, REPO) + "/")
             (plan_dir / f"{kind}.{ext}").write_text(text, encoding="utf-8")
     readme = args.readme or out.parent / "README.md"
-    write_readme(readme, out, runner, plans, left_out, (hle_id, unplanned_route))
+    write_readme(readme, out, runner, plans, left_out, unplanned)
 
     # a final pass over the finished demo, as a reader would run it
     final = work / "final"
@@ -1169,8 +1135,8 @@ def main() -> int:
         if line.startswith(("re-runs:", "  not_rerun", "  no_original", "judge tests", "headlines")):
             print(line)
     print(check.stdout.strip().splitlines()[-1] if check.stdout.strip() else check.stderr.strip())
-    for p in runner.problems:
-        print(f"WARNING: {p}")
+    for problem in runner.problems:
+        print(f"WARNING: {problem}")
     if args.keep_work:
         print(f"work folder kept: {work}")
     else:
@@ -1206,27 +1172,32 @@ def write_readme(path: Path, out: Path, runner: Runner, plans: dict[str, Any],
         "for field, how each route's provider adapter in inspect_ai shapes a reply (see `testdata/classify/README.md`).",
         "Rates, scores and decisions computed from this demo say nothing about any real model.",
         "",
-        "Regenerate (about a minute and a half):",
-        "",
-        "    go build -o bin/empties ./cmd/empties",
-        "    .venv/bin/python scripts/demo/make_demo.py --out data/demo/logs --bin bin/empties",
+        "Regenerate with `make demo-logs` (every arm; a few minutes), or `make demo-reruns` (the wide, control,",
+        "Part C and Part B runs only, from the committed default and tight arms).",
         "",
         "The replies are deterministic (every draw is a hash of a fixed seed), but inspect writes fresh ids and",
         "timestamps into every log, and `empties select control` ranks replies by a hash that includes each log",
-        "file's SHA-256, so a regeneration draws a different (equally valid) control set. The default, tight and",
-        "wide arms and the Part C plan come back the same.",
+        "file's SHA-256, so a regeneration of the default arm draws a different (equally valid) control set. The",
+        "default, tight and wide arms and the Part C plan come back the same.",
         "",
         "The script is `scripts/demo/make_demo.py` (records in `scripts/demo/demo_data.py`). It writes the default and",
-        "tight arms, runs `empties ingest`, `empties rescore` and `empties select wide|control|partc` on them, runs",
-        "exactly what the plans say, and checks every log it writes: status success, every sample scored, and the",
-        "headline metric stored in the log equal to the one the eval's profile (`data/profiles/`) computes.",
+        "tight arms itself, then runs `scripts/demo/reruns.sh`, which is what a study runs: `empties ingest` and",
+        "`empties rescore` of those arms, `empties select wide|control|partc|partb`, and `empties rerun` of each plan",
+        "(inspect_ai's eval_set over the real inspect_evals tasks; the demo's mockllm models and scripted judges come",
+        "from `scripts/demo/rerun_harness.py`). `make demo` runs the same script into `out/demo-reruns`. make_demo.py",
+        "checks every log: status success, every sample scored, the headline metric stored in the log equal to the",
+        "one the eval's profile (`data/profiles/`) computes, and every replayed form stored exactly as given.",
         "",
         "## Folders",
         "",
         f"Total {total / 1e6:.1f} MB in {sum(len(v) for v in by_folder.values())} logs. Eval metadata on every log",
-        "(`empties_eval`, `empties_route`, `empties_arm`, `empties_part`) maps it in `data/study.yaml`; the model of",
-        "every log is `mockllm/model`, and every log carries the tags `empties-demo` and `simulated-replies`.",
-        "`plans/` holds the three plans (`empties select` output) that the wide, control and Part C logs ran.",
+        "(`empties_eval`, `empties_route`, `empties_arm`, `empties_part`) maps it in `data/study.yaml`; the model under",
+        "test of every log is `mockllm/model` (`none/none` in the Part C replays, where none is called), and every log",
+        "carries the tags `empties-demo` and `simulated-replies`.",
+        "`plans/` holds the three plans (`empties select` output) that the wide, control and Part C logs ran",
+        "(the demo's Part B plan is empty: no demo reply needs a judge its run did not call). Each run's folder",
+        "holds one folder per group with inspect's eval_set files beside the log (`eval-set.json`, `logs.json`) and",
+        "`empties rerun`'s marker `.empties-logs` at its top.",
         "",
         "| folder | logs | size | what |",
         "|---|---|---|---|",
@@ -1236,15 +1207,17 @@ def write_readme(path: Path, out: Path, runner: Runner, plans: dict[str, Any],
         "on every route. |",
         f"| `tight/hle_text/<route>.eval` | {len(by_folder.get('tight', []))} | {sizes.get('tight', 0) / 1e6:.1f} MB | "
         "HLE again on the reasoning routes that run HLE, at max_tokens=2048. |",
-        f"| `wide/<eval>/<route>.eval` | {len(by_folder.get('wide', []))} | {sizes.get('wide', 0) / 1e6:.1f} MB | "
-        f"`empties select wide`: every truncated_empty reply of the default arm ({n_samples('wide')} planned) re-run at "
-        "max_tokens=16000, with the group's epochs and metadata. |",
-        f"| `control/<eval>/<route>.eval` | {len(by_folder.get('control', []))} | {sizes.get('control', 0) / 1e6:.1f} MB | "
-        f"`empties select control`: {n_samples('control')} non-answer replies drawn with the manifest's seed, re-run at "
-        "the eval's own settings. |",
-        f"| `partc/<eval>.eval` | {len(by_folder.get('partc', []))} | {sizes.get('partc', 0) / 1e6:.1f} MB | "
-        "`empties select partc`: each planned sample × each non-answer form that can reach the eval's judge, the form "
-        "replayed as the model's reply and graded by the eval's own judge, one epoch per repeat. |",
+        f"| `wide/<eval>/<route>/*.eval` | {len(by_folder.get('wide', []))} | {sizes.get('wide', 0) / 1e6:.1f} MB | "
+        f"`empties select wide` run by `empties rerun`: every truncated_empty reply of the default arm "
+        f"({n_samples('wide')} planned) re-run at max_tokens=16000 with the original's other settings, epochs and "
+        "judges. |",
+        f"| `control/<eval>/<route>/*.eval` | {len(by_folder.get('control', []))} | {sizes.get('control', 0) / 1e6:.1f} MB | "
+        f"`empties select control` run by `empties rerun`: {n_samples('control')} non-answer replies drawn with the "
+        "manifest's seed, re-run at the original's settings. |",
+        f"| `partc/<eval>/*.eval` | {len(by_folder.get('partc', []))} | {sizes.get('partc', 0) / 1e6:.1f} MB | "
+        "`empties select partc` run by `empties rerun`: each planned sample × each non-answer form that can reach the "
+        "eval's judge × each repeat is one sample, the form replayed as the reply by the `empties/replay` solver (no "
+        "model under test is called: the log's model is `none/none`) and graded by the eval's own judge. |",
         "",
         "## How the replies are simulated",
         "",
@@ -1274,7 +1247,8 @@ def write_readme(path: Path, out: Path, runner: Runner, plans: dict[str, Any],
         "",
         "## Deliberate pairing mismatches",
         "",
-        "To exercise rescore's pairing report, the wide arm does not run exactly the plan:",
+        "To exercise rescore's pairing report, `scripts/demo/demo_plans.py` edits the wide plan before `empties rerun`",
+        "runs it:",
         "",
     ]
     if left_out:
@@ -1294,15 +1268,15 @@ def write_readme(path: Path, out: Path, runner: Runner, plans: dict[str, Any],
         "",
         "- GPQA re-runs run all epochs up to the highest planned one (as `empties select` writes the command), so",
         "  epochs that were not planned are re-run too and pair with their originals.",
-        "- FORTRESS adversarial's epoch reducer (`str_compatible_reducer`) refuses more than one epoch, so its Part C",
-        "  log has one sample per repeat (`<id>__<form>__r<k>`, epoch 1) rather than one epoch per repeat; the",
-        "  samples' `empties_sample_id` groups the repeats into one case.",
-        "- Part C samples are `<id>__<form>` with `empties_form` and `empties_sample_id` in their metadata; the empty",
+        "- Part C samples are `<id>__<form>__r<k>`, one per repeat (epoch 1: FORTRESS adversarial's reducer refuses",
+        "  more than one epoch, and every eval is replayed alike), with `empties_form`, `empties_sample_id`,",
+        "  `empties_repeat` and the replayed text (`empties_replay`, `empties_replayed`) in their metadata; the empty",
         "  and whitespace forms are stored as exactly `\"\"` and `\" \\n\"` (the script checks this), never inspect's",
         "  `(no content)` placeholder.",
-        "- Part C logs carry no `empties_route` (the plan gives none), so their route is the log's model.",
-        "- Every log's model is `mockllm/model`, which no route of `data/study.yaml` prices, so cost accounting",
-        "  (`empties select`'s \"spent so far\") reads $0.00 on the demo; re-run estimates are priced by route.",
+        "- Part C logs carry no `empties_route` (the plan gives none), so their route is the log's model (`none/none`).",
+        "- The model under test of every Part A log is `mockllm/model`; its calls are priced at the route its log's",
+        "  eval metadata names, so the demo's costs are its simulated token counts at the routes' list prices. The",
+        "  judges (`mockllm/...`) are on no route of `data/study.yaml` and are unpriced.",
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -24,23 +24,8 @@ import (
 // Altair speak.
 const vlSchema = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 
-// classColors gives each class a fixed colour from Paul Tol's colour-blind
-// safe "muted" scheme, neighbours in the first-match order told apart by hue
-// and lightness; the two classes that are no reply at all are greys, and
-// answer the palest grey, so the non-answers stand out.
-var classColors = map[string]string{
-	classify.Error:          "#555555",
-	classify.NoChoices:      "#999999",
-	classify.Filtered:       "#882255",
-	classify.RefusalFlag:    "#CC6677",
-	classify.ErrorText:      "#AA4499",
-	classify.TruncatedEmpty: "#332288",
-	classify.ToolOnly:       "#117733",
-	classify.ReasoningOnly:  "#88CCEE",
-	classify.Silent:         "#DDCC77",
-	classify.TruncatedText:  "#44AA99",
-	classify.Answer:         "#DDDDDD",
-}
+// classColors are the classes' colours, shared with empties serve.
+var classColors = classify.Colors
 
 // chart is one Vega-Lite spec, to be drawn on the page and saved.
 type chart struct {

@@ -3,6 +3,8 @@ package rescore
 import (
 	"sort"
 
+	json "github.com/goccy/go-json"
+
 	"empties/internal/classify"
 	"empties/internal/manifest"
 	"empties/internal/store"
@@ -114,4 +116,51 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// partBKey names the reply a Part B replay graded: the eval id of its log,
+// its sample id and its epoch (the replayed sample's metadata
+// empties_original_eval_id, empties_sample_id, empties_epoch).
+type partBKey struct {
+	EvalID, SampleID string
+	Epoch            int64
+}
+
+// partBVerdicts reads the Part B logs (part B: replies replayed to the
+// eval's judge because a policy sends them there and the original run did
+// not): the score each gave, by the reply it graded. It also returns every
+// log's eval id. A reply graded in two Part B logs keeps the first found.
+func partBVerdicts(dir string, assigned map[string]manifest.Assigned, logged map[sampleKey]*schema.Score) (map[partBKey]*schema.Score, map[string]string, error) {
+	evalIDs := map[string]string{}
+	if err := store.Scan(dir, "logs", func(l *schema.Log) error { evalIDs[l.LogID] = l.EvalID; return nil }); err != nil {
+		return nil, nil, err
+	}
+	out := map[partBKey]*schema.Score{}
+	any := false
+	for _, a := range assigned {
+		any = any || a.Part == "B"
+	}
+	if !any {
+		return out, evalIDs, nil
+	}
+	err := store.Scan(dir, "replies", func(r *schema.Reply) error {
+		if a, ok := assigned[r.LogID]; !ok || a.Part != "B" || r.SampleMetadata == nil {
+			return nil
+		}
+		var md struct {
+			EvalID   string `json:"empties_original_eval_id"`
+			SampleID string `json:"empties_sample_id"`
+			Epoch    int64  `json:"empties_epoch"`
+		}
+		if json.Unmarshal([]byte(*r.SampleMetadata), &md) != nil || md.EvalID == "" {
+			return nil
+		}
+		s := logged[sampleKey{r.LogID, r.SampleID, r.Epoch}]
+		k := partBKey{md.EvalID, md.SampleID, md.Epoch}
+		if _, seen := out[k]; s != nil && !seen {
+			out[k] = s
+		}
+		return nil
+	})
+	return out, evalIDs, err
 }

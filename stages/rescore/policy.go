@@ -18,6 +18,7 @@ const (
 	ReasonNoResponse      = "no_response"
 	ReasonNonAnswer       = "non_answer"
 	ReasonNeedsJudge      = "needs_judge"
+	ReasonPartBJudge      = "part_b_judge" // a needs_judge reply the eval's judge graded in a Part B replay
 )
 
 // replyFacts is what the policies read about one sample × epoch.
@@ -25,6 +26,7 @@ type replyFacts struct {
 	Reply      *schema.Reply
 	Logged     *schema.Score // the eval's score, nil when the log has none
 	JudgeCalls int64         // judge calls that graded this reply
+	PartB      *schema.Score // the eval's score of this reply replayed to its judge (Part B), if one was run
 }
 
 // rerouted reports whether a policy may touch this reply: a non-answer, and
@@ -58,7 +60,9 @@ func judged(p *manifest.Profile, f replyFacts) bool {
 // Replies a policy does not re-route keep the logged score. If the logged
 // score skipped the judge (a guarded eval's preset for an empty completion)
 // while the policy treats the reply as an answer, the row needs a judge the
-// run never called: it is counted, not scored.
+// run never called: it is counted, not scored, until a Part B replay of the
+// reply (`empties select partb`, `empties rerun`) gives the judge's verdict,
+// which the row then takes.
 func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore {
 	r := f.Reply
 	row := schema.PolicyScore{Policy: policy, Class: r.Class}
@@ -94,6 +98,9 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 			// the run's guard scored this reply without its judge; as an
 			// answer it would go to the judge now.
 			row.ValueJSON, row.Unscored, row.Reason, row.NeedsJudge, row.JudgeUsed = "NaN", true, ReasonNeedsJudge, true, false
+			if f.PartB != nil { // ... and did, in Part B
+				row.ValueJSON, row.Unscored, row.Reason, row.NeedsJudge, row.JudgeUsed = f.PartB.ValueJSON, f.PartB.Unscored, ReasonPartBJudge, false, true
+			}
 		}
 		return row
 	}

@@ -46,7 +46,8 @@ then writes:
 
 Logs that match no profile keep their replies and classes and are listed.
 No model is called: judge verdicts are reused from the logs, and a reply a
-policy would send to a judge the run never called is counted (needs_judge).
+policy would send to a judge the run never called is counted (needs_judge)
+until a Part B log (empties select partb, empties rerun) gives its verdict.
 
 Examples:
    empties rescore --data data/study --manifest data/study.yaml
@@ -104,6 +105,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	partB, evalIDs, err := partBVerdicts(opts.Data, assigned, logged)
+	if err != nil {
+		return err
+	}
 
 	ps, err := store.NewWriter[schema.PolicyScore](ds, "policy_scores")
 	if err != nil {
@@ -121,6 +126,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		p := m.Profiles[a.Eval]
 		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
+		if a.Part == "A" {
+			f.PartB = partB[partBKey{evalIDs[r.LogID], r.SampleID, r.Epoch}]
+		}
 		if p.Judge.Where == "solver" && r.MUTCalls > 1 {
 			f.JudgeCalls = r.MUTCalls - 1
 		}

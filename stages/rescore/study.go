@@ -180,7 +180,9 @@ func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) [
 // judgeTests reads Part C replay logs: each sample substitutes one
 // non-answer form (sample metadata empties_form) for the response, and the
 // eval's judge grades it; the profile's judge.pass predicate says whether
-// the verdict passes the non-answer (seed section 5).
+// the verdict passes the non-answer (seed section 5). A repeat is the
+// sample's empties_repeat (empties rerun makes one sample per repeat), else
+// its epoch.
 func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema.JudgeTest, error) {
 	var out []schema.JudgeTest
 	for _, name := range m.EvalNames {
@@ -203,7 +205,7 @@ func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema
 SELECT __log_id, coalesce(__j.model, ''), __j.temperature,
   coalesce(json_extract_string(__r.sample_metadata, '$.empties_form'), 'unknown'),
   coalesce(json_extract_string(__r.sample_metadata, '$.empties_sample_id'), __sample_id),
-  __epoch, __value_json::VARCHAR, __value_float, __passed, coalesce(__j.judge_class, '')
+  coalesce(TRY_CAST(json_extract(__r.sample_metadata, '$.empties_repeat') AS BIGINT), __epoch), __value_json::VARCHAR, __value_float, __passed, coalesce(__j.judge_class, '')
 FROM verdicts JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
 JOIN log_assignments __a ON __a.log_id = __log_id
 LEFT JOIN first_judge __j ON __j.log_id = __log_id AND __j.sample_id = __sample_id AND __j.epoch = __epoch

@@ -11,6 +11,7 @@ import (
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/manifest"
 	"empties/internal/measures"
+	planjson "empties/internal/plan"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -165,7 +166,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 		size := m.PartC.Evals[e]
 		p := m.Profiles[e]
 		type cand struct {
-			id, idType, log string
+			id, idType, log, logID string
 		}
 		seen := map[string]bool{}
 		var pool []cand
@@ -175,7 +176,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 				continue
 			}
 			seen[o.SampleID] = true
-			c := cand{id: o.SampleID, log: in.logs[o.LogID].Path}
+			c := cand{id: o.SampleID, log: in.logs[o.LogID].Path, logID: o.LogID}
 			if r := in.reply(o); r != nil {
 				c.idType = r.SampleIDType
 			}
@@ -195,8 +196,11 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 			forms = append(forms, Form{Name: f.Name, Text: f.Text, Repeats: size.Repeats})
 		}
 		ju := in.judges[e]
-		g := Group{Eval: e, Judge: ju.Model,
+		g := Group{Eval: e, Judge: ju.Model, Epochs: 1, Cost: &planjson.GroupCost{},
 			Metadata: map[string]string{"empties_part": "C", "empties_eval": e, "empties_arm": "default"}}
+		if len(pool) > 0 { // the eval's task and judges, as its original run had them
+			task(&g, m, in.logs[pool[0].logID])
+		}
 		for _, c := range pool {
 			g.Samples = append(g.Samples, Sample{ID: c.id, IDType: c.idType, OriginalLog: c.log, Forms: forms})
 			plan.Size.Samples++
@@ -209,6 +213,8 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 				c := ju.PerCallUSD * float64(calls)
 				plan.Cost.EstimateUSD += c
 				plan.Cost.UpperBoundUSD += c
+				g.Cost.EstimateUSD += c
+				g.Cost.UpperBoundUSD += c
 			} else if ju.Model != "" {
 				plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, ju.Model)
 			} else {
@@ -263,17 +269,33 @@ func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
 
 func markdown(p *Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{"wide": "Wide arm", "control": "Control arm", "partc": "Part C"}[p.Kind])
+	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{"wide": "Wide arm", "control": "Control arm", "partc": "Part C", "partb": "Part B judge calls"}[p.Kind])
 	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)
 	fmt.Fprintf(&b, "Estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling.\n\n",
 		p.Cost.EstimateUSD, p.Cost.UpperBoundUSD, p.Cost.SpentUSD, p.Cost.CeilingUSD)
 	if len(p.Cost.Unpriced) > 0 {
 		fmt.Fprintf(&b, "No prices for: %s.\n\n", strings.Join(p.Cost.Unpriced, ", "))
 	}
+	fmt.Fprintf(&b, "Run it with `empties rerun PLAN.json --manifest %s` (resumable; `--dry-run` shows the commands and the cost).\n\n", p.Manifest)
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n\n", n)
+	}
 	for _, g := range p.Groups {
+		if p.Kind == "partb" {
+			fmt.Fprintf(&b, "## %s × %s, arm %s (judge %s)\n\n", g.Eval, g.Route, g.Metadata["empties_arm"], orNone(g.Judge))
+			fmt.Fprintln(&b, "Each stored reply is replayed as the response (the model under test is not called) and graded by the eval's judge; rescore gives its needs_judge rows the verdict.")
+			fmt.Fprintln(&b)
+			fmt.Fprintln(&b, "| sample | epoch | class | original log |")
+			fmt.Fprintln(&b, "|---|---|---|---|")
+			for _, s := range g.Samples {
+				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s.ID, s.Epoch, s.OriginalClass, s.OriginalLog)
+			}
+			fmt.Fprintln(&b)
+			continue
+		}
 		if p.Kind == "partc" {
 			fmt.Fprintf(&b, "## %s (judge %s)\n\n", g.Eval, orNone(g.Judge))
-			fmt.Fprintln(&b, "Replay each form as the response for each sample, once per repeat, and let the eval's judge grade it; record `empties_form` (and `empties_sample_id`) in the sample metadata and `empties_part=C` in the eval metadata.")
+			fmt.Fprintln(&b, "Each form is replayed as the response for each sample, once per repeat (the model under test is not called), and graded by the eval's judge; the samples carry `empties_form`, `empties_sample_id` and `empties_repeat` in their metadata and the log `empties_part=C`.")
 			fmt.Fprintln(&b)
 			fmt.Fprintln(&b, "| sample | forms × repeats |")
 			fmt.Fprintln(&b, "|---|---|")

@@ -12,6 +12,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +24,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
+	planjson "empties/internal/plan"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -38,8 +41,8 @@ type Options struct {
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "select",
-		Usage:     "plan the wide and control re-runs and the Part C judge tests",
-		ArgsUsage: "wide|control|partc",
+		Usage:     "plan the wide and control re-runs, the Part C judge tests and Part B's judge calls",
+		ArgsUsage: "wide|control|partc|partb",
 		Description: `Chooses what to run from the replies already collected (after rescore):
 
    wide     every truncated_empty reply of the default arm, once, at the
@@ -49,9 +52,12 @@ func Command() *cli.Command {
    partc    per judge in part_c.evals, samples drawn with the seed, each with
             every non-answer form that can reach that judge (guarded judges
             only get forms that pass their guard), with its repeats
+   partb    every reply a policy would send to a judge the original run never
+            called (policy_scores.needs_judge), to be replayed to that judge
 
 Writes PLAN.md (per eval × route: sample ids, epochs, settings and a
-ready-to-run inspect command) and PLAN.json (the same, for a script), records
+ready-to-run inspect command) and PLAN.json (the same, for a script and for
+` + "`empties rerun PLAN.json`" + `, which runs it), records
 the planned re-runs in the dataset (planned_reruns) so rescore can report
 re-runs without an original and planned re-runs that never ran, and prints
 the plan's size and estimated cost against the budget ceiling. The same data
@@ -60,7 +66,9 @@ and seed give the same plan.
 Examples:
    empties select wide --data data/study --manifest data/study.yaml --out plans/wide
    empties select control --data data/study --manifest data/study.yaml --out plans/control
-   empties select partc --data data/study --manifest data/study.yaml --out plans/partc`,
+   empties select partc --data data/study --manifest data/study.yaml --out plans/partc
+   empties select partb --data data/study --manifest data/study.yaml --out plans/partb
+   empties rerun plans/wide.json --manifest data/study.yaml`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` (after rescore)", Required: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plan path `PLAN` (writes PLAN.md and PLAN.json)", Required: true},
@@ -72,74 +80,24 @@ Examples:
 	}
 }
 
-// Plan is the JSON form of a plan.
-type Plan struct {
-	WrittenBy string  `json:"written_by"` // "empties select": the mark of a plan empties wrote (jsonMark)
-	Kind      string  `json:"kind"`
-	Manifest  string  `json:"manifest"`
-	Data      string  `json:"data"`
-	Seed      uint64  `json:"seed"`
-	Groups    []Group `json:"groups"`
-	Size      Size    `json:"size"`
-	Cost      Cost    `json:"cost"`
-}
-
-// Group is what one eval × route runs.
-type Group struct {
-	Eval     string            `json:"eval"`
-	Route    string            `json:"route"`
-	Task     string            `json:"task"`
-	TaskArgs map[string]any    `json:"task_args,omitempty"`
-	Model    string            `json:"model"`
-	Settings map[string]any    `json:"settings,omitempty"`
-	Metadata map[string]string `json:"metadata"`
-	Epochs   int64             `json:"epochs"`
-	Judge    string            `json:"judge,omitempty"`
-	Samples  []Sample          `json:"samples"`
-	Command  string            `json:"command,omitempty"`
-}
-
-// Sample is one sample to run.
-type Sample struct {
-	ID            string `json:"id"`
-	IDType        string `json:"id_type"`
-	Epoch         int64  `json:"epoch,omitempty"`
-	OriginalLog   string `json:"original_log"`
-	OriginalClass string `json:"original_class,omitempty"`
-	Forms         []Form `json:"forms,omitempty"`
-}
-
-// Form is a Part C form with its repeats.
-type Form struct {
-	Name    string `json:"name"`
-	Text    string `json:"text"`
-	Repeats int    `json:"repeats"`
-}
-
-// Size of a plan.
-type Size struct {
-	Samples int `json:"samples"`
-	Calls   int `json:"calls"`
-}
-
-// Cost estimates a plan in US dollars.
-type Cost struct {
-	EstimateUSD   float64  `json:"estimate_usd"`
-	UpperBoundUSD float64  `json:"upper_bound_usd"`
-	SpentUSD      float64  `json:"spent_usd"`
-	CeilingUSD    float64  `json:"ceiling_usd"`
-	WithinBudget  bool     `json:"within_budget"`
-	Unpriced      []string `json:"unpriced,omitempty"`
-}
+// The plan's JSON form (package plan, which `empties rerun` reads).
+type (
+	Plan   = planjson.Plan
+	Group  = planjson.Group
+	Sample = planjson.Sample
+	Form   = planjson.Form
+	Size   = planjson.Size
+	Cost   = planjson.Cost
+)
 
 // Run writes the plan.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	switch opts.Kind {
-	case "wide", "control", "partc":
+	case planjson.Wide, planjson.Control, planjson.PartC, planjson.PartB:
 	case "":
-		return cliutil.Usagef("select: say what to plan: wide, control or partc")
+		return cliutil.Usagef("select: say what to plan: wide, control, partc or partb")
 	default:
-		return cliutil.Usagef("select: %q: plans are wide, control and partc", opts.Kind)
+		return cliutil.Usagef("select: %q: plans are wide, control, partc and partb", opts.Kind)
 	}
 	if err := store.CheckReadable("select", opts.Data); err != nil {
 		return err
@@ -174,6 +132,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		plan = planReruns(m, in, "control", controlTargets(m, in))
 	case "partc":
 		plan = planPartC(m, in)
+	case "partb":
+		if plan, err = planPartB(ctx, opts.Data, m, in); err != nil {
+			return err
+		}
 	}
 	plan.WrittenBy, plan.Kind, plan.Manifest, plan.Data, plan.Seed = "empties select", opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
 	plan.Cost.CeilingUSD = m.Budget.CeilingUSD
@@ -182,7 +144,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := writePlan(files, opts.Out, plan); err != nil {
 		return err
 	}
-	if opts.Kind != "partc" {
+	if !planjson.Replays(opts.Kind) {
 		if err := recordPlanned(ctx, opts.Data, opts.Out, plan); err != nil {
 			return err
 		}
@@ -194,7 +156,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if len(plan.Cost.Unpriced) > 0 {
 		fmt.Fprintf(w, "no prices for: %s (add them to the manifest's routes)\n", strings.Join(plan.Cost.Unpriced, ", "))
 	}
-	fmt.Fprintf(w, "wrote %s.md and %s.json\n", opts.Out, opts.Out)
+	for _, n := range plan.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "wrote %s.md and %s.json (run it with `empties rerun %s.json --manifest %s`)\n", opts.Out, opts.Out, opts.Out, opts.Manifest)
 	return nil
 }
 
@@ -254,10 +219,12 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 		k := key{t.o.Eval, t.o.Route, t.o.LogID}
 		g := groups[k]
 		if g == nil {
-			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Task: l.Task, Model: l.Model, TaskArgs: jsonMap(l.TaskArgs),
-				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": "A"}}
+			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Settings: settings(l),
+				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": "A"},
+				Cost:     &planjson.GroupCost{}}
+			task(g, m, l)
 			if arm == "wide" {
-				g.Settings = map[string]any{"max_tokens": m.Arms.Wide.MaxTokens}
+				g.Settings["max_tokens"] = m.Arms.Wide.MaxTokens
 			}
 			groups[k] = g
 			order = append(order, k)
@@ -276,6 +243,8 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 		}
 		plan.Cost.EstimateUSD += est
 		plan.Cost.UpperBoundUSD += upper
+		g.Cost.EstimateUSD += est
+		g.Cost.UpperBoundUSD += upper
 	}
 	sort.Slice(order, func(i, j int) bool {
 		a, b := order[i], order[j]
@@ -308,40 +277,72 @@ func command(g *Group) string {
 			ids = append(ids, s.ID)
 		}
 	}
-	parts := []string{"inspect", "eval", shellQuote(g.Task), "--model", shellQuote(g.Model)}
-	keys := make([]string, 0, len(g.TaskArgs))
-	for k := range g.TaskArgs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	parts := []string{"inspect", "eval", planjson.ShellQuote(g.Task), "--model", planjson.ShellQuote(g.Model)}
+	for _, k := range slices.Sorted(maps.Keys(g.TaskArgs)) {
 		v, _ := json.Marshal(g.TaskArgs[k])
 		val := string(v)
 		if s, ok := g.TaskArgs[k].(string); ok {
 			val = s
+		} else if name := planjson.ModelName(g.TaskArgs[k]); name != "" {
+			val = name // a judge the log stores as a model config
 		}
-		parts = append(parts, "-T", shellQuote(k+"="+val))
+		parts = append(parts, "-T", planjson.ShellQuote(k+"="+val))
 	}
-	parts = append(parts, "--sample-id", shellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
-	if mt, ok := g.Settings["max_tokens"]; ok {
-		parts = append(parts, "--max-tokens", fmt.Sprint(mt))
+	for _, r := range slices.Sorted(maps.Keys(g.ModelRoles)) {
+		if name := planjson.ModelName(g.ModelRoles[r]); name != "" {
+			parts = append(parts, "--model-role", planjson.ShellQuote(r+"="+name))
+		}
 	}
-	mkeys := make([]string, 0, len(g.Metadata))
-	for k := range g.Metadata {
-		mkeys = append(mkeys, k)
+	parts = append(parts, "--sample-id", planjson.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
+	for _, k := range slices.Sorted(maps.Keys(g.Settings)) {
+		switch v := g.Settings[k].(type) {
+		case string, bool, float64, int, int64:
+			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planjson.ShellQuote(fmt.Sprint(v)))
+		}
 	}
-	sort.Strings(mkeys)
-	for _, k := range mkeys {
-		parts = append(parts, "--metadata", shellQuote(k+"="+g.Metadata[k]))
+	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
+		parts = append(parts, "--metadata", planjson.ShellQuote(k+"="+g.Metadata[k]))
 	}
 	return strings.Join(parts, " ")
 }
 
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:@+") == "" {
-		return s
+// settings are the generate config the original run used (the log's
+// plan.config, which holds the task's settings with the run's own over
+// them, and its eval.model_generate_config), so a re-run asks the route
+// for what the original asked: its max_tokens, temperature, reasoning
+// effort. Unset values are left out.
+func settings(l schema.Log) map[string]any {
+	out := map[string]any{}
+	for _, raw := range []*string{l.TaskConfig, l.GenConfig} {
+		for k, v := range jsonMap(raw) {
+			if v != nil {
+				out[k] = v
+			}
+		}
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return out
+}
+
+// task sets a group's task, its arguments and its judges (model roles) from
+// the log it re-runs or replays, with the manifest's judges over them.
+func task(g *Group, m *manifest.Manifest, l schema.Log) {
+	g.Task, g.TaskArgs, g.ModelRoles = l.Task, jsonMap(l.TaskArgs), jsonMap(l.ModelRoles)
+	j, ok := m.Judges[g.Eval]
+	if !ok {
+		return
+	}
+	for k, v := range j.TaskArgs {
+		if g.TaskArgs == nil {
+			g.TaskArgs = map[string]any{}
+		}
+		g.TaskArgs[k] = v
+	}
+	for r, v := range j.ModelRoles {
+		if g.ModelRoles == nil {
+			g.ModelRoles = map[string]any{}
+		}
+		g.ModelRoles[r] = v
+	}
 }
 
 func jsonMap(raw *string) map[string]any {

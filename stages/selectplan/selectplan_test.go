@@ -84,6 +84,9 @@ func TestWidePlanTakesEveryTruncation(t *testing.T) {
 		t.Fatalf("wide plan: %d samples, the default arm has %s truncated_empty replies", got, want)
 	}
 	for _, g := range p.Groups {
+		if g.Task == "" || g.Model == "" || g.Cost == nil || g.Cost.UpperBoundUSD < g.Cost.EstimateUSD {
+			t.Errorf("%s × %s: task %q, model %q, cost %+v", g.Eval, g.Route, g.Task, g.Model, g.Cost)
+		}
 		if !strings.Contains(g.Command, "--max-tokens 16000") || !strings.Contains(g.Command, "--metadata empties_arm=wide") ||
 			!strings.Contains(g.Command, "--metadata empties_route="+g.Route) || !strings.HasPrefix(g.Command, "inspect eval ") {
 			t.Errorf("%s × %s: command %q", g.Eval, g.Route, g.Command)
@@ -117,8 +120,11 @@ func TestControlDrawIsSeededAndSized(t *testing.T) {
 				t.Errorf("control drew a %s reply", s.OriginalClass)
 			}
 		}
-		if strings.Contains(g.Command, "--max-tokens") {
-			t.Errorf("control changes settings: %s", g.Command)
+		// the original run's settings, unchanged: its max_tokens (or none)
+		orig := testutil.Query(t, data, `SELECT coalesce(max_tokens::VARCHAR, '') FROM logs WHERE path = ?`, g.Samples[0].OriginalLog)[0][0]
+		mt, set := g.Settings["max_tokens"]
+		if (orig == "") == set || set && orig != strconv.FormatFloat(mt.(float64), 'f', -1, 64) {
+			t.Errorf("control changes settings: max_tokens %v, the original %q: %s", mt, orig, g.Command)
 		}
 	}
 	_, again := plan(t, "control", data)
@@ -137,6 +143,9 @@ func TestPartCFormsReachOnlyWhatTheGuardLetsThrough(t *testing.T) {
 		t.Fatalf("part C judges: %d", len(p.Groups))
 	}
 	for _, g := range p.Groups {
+		if g.Task == "" || g.Epochs != 1 || g.Model != "" || g.Judge == "" {
+			t.Errorf("%s: task %q, epochs %d, model %q, judge %q: want the eval's task, one epoch per replayed repeat, no model under test, its judge", g.Eval, g.Task, g.Epochs, g.Model, g.Judge)
+		}
 		want := sizes[g.Eval]
 		available := testutil.Query(t, data, `SELECT count(DISTINCT sample_id) FROM reply_outcomes WHERE eval = ? AND arm = 'default' AND part = 'A'`, g.Eval)[0][0]
 		if n := len(g.Samples); itoa(n) != available && n != want[0] {

@@ -163,6 +163,14 @@ func TestSQLNeverWrites(t *testing.T) {
 		"SELECT * FROM enable_profiling(save_location = " + q(filepath.Join(gen, "prof.txt")) + ")",
 		"SELECT * FROM enable_logging(storage = 'file', storage_path = " + q(filepath.Join(gen, "log")) + ")",
 		"SELECT * FROM query('COPY (SELECT 1) TO " + strings.ReplaceAll(outside, "'", "''") + "')",
+		// table functions that are no readers (the SQL box's rule, one gate)
+		"SELECT * FROM checkpoint()",
+		"SELECT * FROM register_external_resource('duckdb', 'x', MAP{}, uri := " + q(filepath.Join(gen, "x.duckdb")) + ", attached_db_type := 'duckdb')",
+		"SELECT * FROM dbgen(sf = 0.01)",
+		"SELECT * FROM query('SELECT 42')",
+		// a read outside the dataset
+		"SELECT * FROM read_text('/etc/passwd')",
+		"SELECT * FROM read_text(" + outside + ")",
 	}
 	// Reads, which run and change nothing either.
 	reads := []string{
@@ -171,8 +179,6 @@ func TestSQLNeverWrites(t *testing.T) {
 		"SELECT count(*) FROM read_parquet(" + q(part) + ")",
 		"SELECT * FROM glob(" + q(filepath.Join(gen, "*")) + ")",
 		"SELECT * FROM read_text(" + q(filepath.Join(gen, "generation.json")) + ")",
-		"SELECT * FROM checkpoint()",
-		"SELECT * FROM register_external_resource('duckdb', 'x', MAP{}, uri := " + q(filepath.Join(gen, "x.duckdb")) + ", attached_db_type := 'duckdb')",
 		"DESCRIBE replies",
 		"SUMMARIZE replies",
 		"SHOW ALL TABLES",

@@ -54,9 +54,10 @@ out).
 QUERY is one statement that reads: a SELECT (also FROM ..., WITH ..., VALUES,
 DESCRIBE, SHOW, SUMMARIZE) or an EXPLAIN of one. Anything that would write
 (COPY, EXPORT, ATTACH, CREATE, DROP, ALTER, INSERT, UPDATE, DELETE, SET,
-PRAGMA settings, INSTALL, LOAD, CHECKPOINT) is refused before it runs, and
+PRAGMA settings, INSTALL, LOAD, CHECKPOINT, table functions that are no
+readers such as checkpoint() or query()) is refused before it runs, and
 settings are locked, so no query changes the dataset or any other file; the
-read_* functions read any file as usual. Rows stream as DuckDB produces them:
+read_* functions read files inside the dataset only. Rows stream as DuckDB produces them:
 memory stays flat whatever the result's size, and a reader that stops early
 (| head) ends the query.
 
@@ -140,7 +141,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := duck.LockReader(ctx, conn, tmp); err != nil {
+	if err := duck.LockReader(ctx, conn, tmp, opts.Data); err != nil {
 		return err
 	}
 	stmt, err := duck.CheckRead(ctx, conn, opts.Query)

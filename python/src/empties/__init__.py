@@ -7,6 +7,9 @@
 * :func:`class_aware` wraps a scorer so non-answers are scored by their class
   and never reach the scorer or its judge.
 * :data:`EVALS` holds ready-made settings for the study's evals.
+* :func:`replay` is a solver that sets a sample's reply to a given text
+  without calling the model under test (``--solver empties/replay``), for
+  grading replies with the eval's own judge (Part B and Part C of the study).
 
 ``python -m empties classify PATH...`` classifies every sample of a folder of logs.
 """
@@ -14,6 +17,7 @@
 from .classify import CLASSES, ClassName, ReplyClass, classify, classify_reply, is_non_answer
 from .evals import EVALS, EvalSettings, eval_settings, settings_for_task
 from .reply import Reply, choose_reply
+from .replay import replay
 from .scorer import Touch, class_aware, p3_score
 from .vocabulary import vocabulary
 
@@ -37,6 +41,7 @@ __all__ = [
     "eval_settings",
     "is_non_answer",
     "p3_score",
+    "replay",
     "settings_for_task",
     "vocabulary",
 ]

@@ -140,11 +140,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--out", metavar="FILE", help="write the JSON lines to this new file (never overwritten) instead of standard output")
     c.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="progress every 10 logs on standard error (auto: when it is a terminal)")
+    r = sub.add_parser(
+        "rerun",
+        help="run an empties rerun spec with eval_set (written by `empties rerun PLAN`; not for direct use)",
+        description="Run the groups of a spec that `empties rerun PLAN` writes (see empties.rerun).",
+    )
+    r.add_argument("spec", metavar="SPEC", help="the spec file (JSON)")
+    r.add_argument("--events-fd", type=int, default=None, help="file descriptor for progress lines (default stderr)")
     args = ap.parse_args(argv)
-    progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
 
     logging.getLogger("inspect_ai").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", module="inspect_ai")
+    if args.command == "rerun":
+        from .rerun import run_file
+
+        return run_file(args.spec, args.events_fd)
+    progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     if args.out:
         return write_new(args.out, lambda f: run_classify(args.paths, f, sys.stderr, progress))
     return run_classify(args.paths, sys.stdout, sys.stderr, progress)

@@ -1,0 +1,322 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"empties/internal/serve"
+	"empties/internal/store"
+	"empties/internal/testutil"
+)
+
+// browser is a headless Chromium tab at 1400 px that records every request
+// and every problem (failed loads, script errors, CSP violations).
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	requests []string
+	problems []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(testutil.Chromium(t)), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1400, 1000))
+	b := &browser{}
+	listen := func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			b.requests = append(b.requests, e.Request.URL)
+		case *network.EventLoadingFailed:
+			b.problems = append(b.problems, fmt.Sprintf("loading failed (%s): %s", e.Type, e.ErrorText))
+		case *cdpruntime.EventExceptionThrown:
+			b.problems = append(b.problems, "script exception: "+e.ExceptionDetails.Text)
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError && !strings.Contains(e.Entry.Text, "status of 40") {
+				b.problems = append(b.problems, fmt.Sprintf("browser log (%s): %s %s", e.Entry.Source, e.Entry.Text, e.Entry.URL))
+			}
+		}
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	b.ctx = ctx
+	return b
+}
+
+func (b *browser) run(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get1[T any](t *testing.T, b *browser, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// follow runs an action that leads to another page (a click on a link, a
+// form's submit) and waits until the page at an address holding part has
+// loaded. The old page's scripting context goes away under a waiting query,
+// so the wait asks again until the new page answers.
+func (b *browser) follow(t *testing.T, a chromedp.Action[chromedp.Void], part string) {
+	t.Helper()
+	b.run(t, a)
+	check := `location.href.includes(` + strconv.Quote(part) + `) && document.readyState === 'complete'`
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](check)); err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no page at an address with %q after 30 s", part)
+}
+
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// geometry checks what a reader at 1400 px sees: the page does not scroll
+// sideways, and every table ends inside the window (or inside a box that
+// scrolls on its own, as the SQL results do).
+func geometry(t *testing.T, b *browser, name string) {
+	t.Helper()
+	type geo struct {
+		ScrollWidth, ClientWidth int
+		Tables                   []string
+	}
+	g := eval[geo](t, b, `({
+	  scrollWidth: document.documentElement.scrollWidth,
+	  clientWidth: document.documentElement.clientWidth,
+	  tables: [...document.querySelectorAll('table')].filter(tb => {
+	    if (tb.closest('.scroll')) return false;
+	    const r = tb.getBoundingClientRect();
+	    return r.width > 0 && r.right > document.documentElement.clientWidth + 1;
+	  }).map(tb => (tb.id || tb.className || 'table') + ' ends at ' + Math.round(tb.getBoundingClientRect().right)),
+	})`)
+	if g.ScrollWidth > g.ClientWidth {
+		t.Errorf("%s: the page scrolls sideways at 1400 px (%d px wide in a %d px window)", name, g.ScrollWidth, g.ClientWidth)
+	}
+	for _, tb := range g.Tables {
+		t.Errorf("%s: %s, past the window's %d px", name, tb, g.ClientWidth)
+	}
+}
+
+func screenshot(t *testing.T, b *browser, name string) {
+	t.Helper()
+	shot := get1(t, b, chromedp.FullScreenshot(100))
+	p := filepath.Join(testutil.Artifacts(t), name+".png")
+	if err := os.WriteFile(p, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(shot) < 10000 {
+		t.Errorf("screenshot %s is %d bytes: nothing rendered?", p, len(shot))
+	}
+}
+
+// In a real Chromium, on the wild corpus: filter to a class, then to a task
+// and model within it, open a sample and see its reply; find the sample with
+// three retried attempts and see them marked, the reply chosen and the judge
+// call; on every page nothing is fetched but from the server, and no page
+// scrolls sideways at 1400 px. In the SQL box a write is refused and the
+// dataset's bytes stay as they were. Screenshots are kept as artifacts.
+func TestInChromium(t *testing.T) {
+	dir := wild(t)
+	before := testutil.TreeSum(t, dir)
+	_, hs := server(t, serve.Options{Data: dir, Loopback: true, SQL: true})
+	b := newBrowser(t)
+
+	// The report, with the server's bar.
+	b.run(t, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady("body"))
+	if title := eval[string](t, b, `document.title`); !strings.Contains(title, "report") {
+		t.Errorf("the first page's title is %q, want the report", title)
+	}
+	geometry(t, b, "report")
+	screenshot(t, b, "serve-report")
+
+	// Replies, then one class.
+	b.follow(t, chromedp.Click(`.es-bar a[href="/replies"]`), "/replies")
+	geometry(t, b, "replies")
+	class := "truncated_empty"
+	b.follow(t, chromedp.Click(`section[data-facet="class"] a[data-value="`+class+`"]`), "class="+class)
+	type rows struct {
+		URL     string
+		Summary string
+		Classes []string
+		Tasks   []string
+		Models  []string
+	}
+	read := func() rows {
+		return eval[rows](t, b, `({
+		  url: location.href,
+		  summary: document.querySelector('#summary strong').textContent.replaceAll(',', ''),
+		  classes: [...document.querySelectorAll('#replies tbody tr')].map(r => r.dataset.class),
+		  tasks: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(1)')].map(e => e.textContent),
+		  models: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(2)')].map(e => e.textContent),
+		})`)
+	}
+	got := read()
+	want := testutil.Query(t, dir, "SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE class = ? AND set_status = 'counted'", class)[0][0]
+	if !strings.Contains(got.URL, "class="+class) || got.Summary != want || len(got.Classes) == 0 {
+		t.Fatalf("filtered to %s: %+v, want %s rows", class, got, want)
+	}
+	for _, c := range got.Classes {
+		if c != class {
+			t.Errorf("a row of class %s among the %s replies", c, class)
+		}
+	}
+	screenshot(t, b, "serve-replies-class")
+
+	// class × task × model: the first task, then the first model, within it.
+	b.follow(t, chromedp.Click(`section[data-facet="class"] a[data-value="answer"]`), "class=answer")
+	task := get1(t, b, chromedp.AttributeValue(`section[data-facet="task"] li a`, "data-value")).Value
+	b.follow(t, chromedp.Click(`section[data-facet="task"] li a`), "task=")
+	model := get1(t, b, chromedp.AttributeValue(`section[data-facet="model"] li:not(.on) a`, "data-value")).Value
+	b.follow(t, chromedp.Click(`section[data-facet="model"] li:not(.on) a`), "model=")
+	got = read()
+	want = testutil.Query(t, dir, `SELECT count(*) FROM replies r JOIN logs l USING (log_id) WHERE r.class IN ('truncated_empty', 'answer')
+		AND r.task = ? AND r.model = ? AND l.set_status = 'counted'`, task, model)[0][0]
+	if got.Summary != want || len(got.Tasks) == 0 {
+		t.Errorf("class × task × model (%s, %s): %s rows on the page, SQL counts %s", task, model, got.Summary, want)
+	}
+	for i := range got.Tasks {
+		if got.Tasks[i] != task || got.Models[i] != model {
+			t.Errorf("row %d is %s / %s, not %s / %s", i, got.Tasks[i], got.Models[i], task, model)
+		}
+	}
+
+	// Open the first sample: its reply is on the page, and the way back
+	// keeps the filters.
+	b.follow(t, chromedp.Click(`#replies tbody tr a.open`), "/sample?")
+	type sample struct {
+		Reply, Back string
+		Retried     int
+		Chosen      int
+		Judges      int
+	}
+	readSample := func() sample {
+		return eval[sample](t, b, `({
+		  reply: document.querySelector('#reply').innerText,
+		  back: document.querySelector('#back').getAttribute('href'),
+		  retried: document.querySelectorAll('#calls article.call.retried.skipped').length,
+		  chosen: document.querySelectorAll('#calls article.call.chosen').length,
+		  judges: document.querySelectorAll('#scores article.call').length,
+		})`)
+	}
+	sp := readSample()
+	if !strings.Contains(sp.Back, "task="+url.QueryEscape(task)) || !strings.Contains(sp.Back, "class=answer") {
+		t.Errorf("the way back is %s: the filters are lost", sp.Back)
+	}
+	if len(strings.TrimSpace(sp.Reply)) < 20 {
+		t.Errorf("the reply section is empty: %q", sp.Reply)
+	}
+	geometry(t, b, "sample")
+
+	// The sample with retried attempts, found through the browser's own
+	// filters and search.
+	r := testutil.Query(t, dir, `SELECT sample_id, failed_attempts, judge_calls, left(text, 40) FROM replies
+		WHERE failed_attempts > 0 ORDER BY failed_attempts DESC, sample_id LIMIT 1`)[0]
+	id, retried := r[0], r[1]
+	b.run(t, chromedp.Navigate(hs.URL+"/replies?skipped="+url.QueryEscape("retried attempts")), chromedp.WaitVisible("#replies"),
+		chromedp.SetValue(`input[name="id"]`, id))
+	b.follow(t, chromedp.Submit(`input[name="id"]`), "id=")
+	if got := read(); got.Summary != "1" {
+		t.Fatalf("searching sample id %s among retried: %s rows", id, got.Summary)
+	}
+	b.follow(t, chromedp.Click(`#replies tbody tr a.open`), "/sample?")
+	sp = readSample()
+	if strconv.Itoa(sp.Retried) != retried || sp.Chosen != 1 || sp.Judges == 0 {
+		t.Errorf("sample %s: %d retried attempts marked (want %s), %d calls chosen (want 1), %d judge calls", id, sp.Retried, retried, sp.Chosen, sp.Judges)
+	}
+	if !strings.Contains(sp.Reply, strings.TrimSpace(r[3])) {
+		t.Errorf("the reply section does not show the reply %q:\n%.500s", r[3], sp.Reply)
+	}
+	geometry(t, b, "sample with attempts")
+	screenshot(t, b, "serve-sample")
+
+	// The SQL box: a write is refused, a query runs.
+	gen, err := store.Current(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := "COPY (SELECT * FROM replies LIMIT 1) TO '" + filepath.Join(gen, "replies", "part-00000.parquet") + "'"
+	b.run(t, chromedp.Navigate(hs.URL+"/sql"), chromedp.WaitVisible("#q"), chromedp.SetValue("#q", write))
+	b.follow(t, chromedp.Click("#run"), "q=")
+	if msg := eval[string](t, b, `document.querySelector('#sql-error.refused') ? document.querySelector('#sql-error').textContent : ''`); !strings.Contains(msg, "Refused") {
+		t.Errorf("the COPY over a table's file is not refused: %q", msg)
+	}
+	b.run(t, chromedp.SetValue("#q", "SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY n DESC"))
+	b.follow(t, chromedp.Click("#run"), "GROUP")
+	if n := eval[int](t, b, `document.querySelectorAll('#sql-result tbody tr').length`); strconv.Itoa(n) != testutil.Query(t, dir, "SELECT count(DISTINCT class) FROM replies")[0][0] {
+		t.Errorf("the query's result has %d rows", n)
+	}
+	geometry(t, b, "sql")
+	screenshot(t, b, "serve-sql")
+	if got := testutil.TreeSum(t, dir); got != before {
+		t.Errorf("the dataset changed while served")
+	}
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, u := range b.requests {
+		if !strings.HasPrefix(u, hs.URL+"/") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("a page fetched %s", u)
+		}
+	}
+	for _, p := range b.problems {
+		t.Error(p)
+	}
+}
+
+// Off loopback, in the browser: without the token the server answers
+// nothing but how to get in; the address with the token opens the pages,
+// which then work without it (the cookie).
+func TestTokenInChromium(t *testing.T) {
+	dir := fixtures(t)
+	_, hs := server(t, serve.Options{Data: dir, Token: "tok-123"})
+	b := newBrowser(t)
+	b.run(t, chromedp.Navigate(hs.URL+"/replies"))
+	text := get1(t, b, chromedp.Text("body"))
+	if !strings.Contains(text, "needs its token") {
+		t.Errorf("without the token: %q", text)
+	}
+	b.run(t, chromedp.Navigate(hs.URL+"/replies?token=tok-123"), chromedp.WaitVisible("#replies"))
+	if u := eval[string](t, b, `location.href`); strings.Contains(u, "token") {
+		t.Errorf("the token stays in the address bar: %s", u)
+	}
+	b.follow(t, chromedp.Click(`#replies tbody tr a.open`), "/sample?")
+	b.run(t, chromedp.Navigate(hs.URL+"/sql"))
+	text = get1(t, b, chromedp.Text("body"))
+	if !strings.Contains(text, "SQL box is off") {
+		t.Errorf("the SQL box off this server: %q", text)
+	}
+}

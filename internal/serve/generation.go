@@ -1,0 +1,151 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"empties/internal/duck"
+	"empties/internal/store"
+)
+
+// A generation is what every page reads: one pinned generation of the
+// dataset and an in-memory DuckDB holding its reader views, locked read-only
+// (see lockDown). Every query of one request goes through the generation it
+// acquired, so a page never mixes two generations' rows, whatever an ingest
+// does meanwhile; a newer generation is offered (the banner), and taken only
+// when the reader asks.
+type generation struct {
+	// Number is the generation's number (gen/<n>); 0 for a folder of tables
+	// that is no dataset (read as it is, never switched).
+	Number  int
+	Written string // when the generation was committed (generation.json), "" if unknown
+	root    string // the generation folder the views read
+	db      *sql.DB
+	tables  map[string]bool
+	logs    map[string]*logRow // by log_id (loadLogs)
+
+	cellCache cellCache
+
+	refs    sync.WaitGroup // requests using it
+	retired atomic.Bool
+	report  reportState
+}
+
+// genInfo is what generation.json says of a generation.
+type genInfo struct {
+	Generation int    `json:"generation"`
+	Written    string `json:"written"`
+}
+
+// openGeneration pins the current generation of the dataset at dir (or takes
+// a folder of tables as it is), starts writing its report (report, if not
+// nil) and opens its read-only database.
+func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc) (*generation, error) {
+	root, err := store.Current(dir)
+	if err != nil {
+		return nil, err
+	}
+	if root == "" {
+		return nil, fmt.Errorf("%s is a dataset with no tables yet: run `empties ingest LOGS --out %s` (or `empties run`) first", dir, dir)
+	}
+	g := &generation{root: root, tables: map[string]bool{}}
+	if b, err := os.ReadFile(filepath.Join(root, "generation.json")); err == nil {
+		var info genInfo
+		if json.Unmarshal(b, &info) == nil {
+			g.Number, g.Written = info.Generation, info.Written
+		}
+	}
+	fail := func(err error) (*generation, error) {
+		g.report.remove()
+		store.Release(dir, root)
+		return nil, err
+	}
+	if report != nil && store.HasTable(root, "replies") {
+		g.report.start(report, root, scratch, g.Number) // beside the index: the first page is the report
+	}
+	db, err := duck.Open("")
+	if err != nil {
+		return fail(err)
+	}
+	tables, err := duck.CreateViews(ctx, db, root, duck.ReaderViews)
+	for _, t := range tables {
+		g.tables[t] = true
+	}
+	if err == nil && !g.tables["replies"] {
+		err = fmt.Errorf("%s has no replies table: run `empties ingest LOGS --out %s` first", dir, dir)
+	}
+	if err == nil {
+		err = lockDown(ctx, db, root, scratch)
+	}
+	if err == nil {
+		err = buildIndex(ctx, db, root, g.tables)
+	}
+	if err != nil {
+		db.Close()
+		return fail(err)
+	}
+	g.db = db
+	if err == nil {
+		err = g.loadLogs(ctx)
+	}
+	if err == nil {
+		_, err = g.cells(ctx, "", "") // the first page's counts
+	}
+	if err != nil {
+		db.Close()
+		return fail(err)
+	}
+	return g, nil
+}
+
+// lockDown makes the database read only the generation's folder and change
+// no setting, before any reader's statement: the lock of `empties sql`
+// (duck.LockReader), DuckDB spilling to the scratch folder.
+func lockDown(ctx context.Context, db *sql.DB, root, scratch string) error {
+	tmp := filepath.Join(scratch, "duckdb-tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return duck.LockReader(ctx, conn, tmp, root)
+}
+
+// release ends the generation once its last request is done: the database
+// closes, the pin goes (a later ingest may remove the generation) and its
+// report's scratch folder is removed.
+func (g *generation) release(dir string) {
+	if !g.retired.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		g.refs.Wait()
+		g.db.Close()
+		store.Release(dir, g.root)
+		g.report.remove()
+	}()
+}
+
+// currentNumber reads which generation the dataset's current link names now
+// (0 when it names none, or dir is no dataset).
+func currentNumber(dir string) int {
+	t, err := os.Readlink(filepath.Join(dir, store.CurrentLink))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(filepath.Base(t))
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,633 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"empties/internal/classify"
+	"empties/internal/duck"
+)
+
+// pageData is what every page's frame (the bar) shows.
+type pageData struct {
+	Title   string
+	Active  string // report, replies, sql
+	Data    string // the dataset folder
+	Gen     int
+	Written string
+	Newer   int    // a newer generation on disk, 0 if none
+	Here    string // this page's URL, to come back to after a switch
+	SQL     bool
+	Elapsed string
+	Body    any
+	NonAns  []string
+	Classes []string
+}
+
+func (s *Server) pageData(r *http.Request, g *generation, active, title string) *pageData {
+	s.mu.Lock()
+	newest := s.newest
+	s.mu.Unlock()
+	p := &pageData{Title: title, Active: active, Data: s.dir, Gen: g.Number, Written: g.Written, Here: r.URL.RequestURI(), SQL: s.opts.SQL}
+	if newest > g.Number {
+		p.Newer = newest
+	}
+	return p
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, p *pageData) {
+	var b bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&b, name, p); err != nil {
+		http.Error(w, "rendering the page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, g *generation, code int, err error) {
+	p := s.pageData(r, g, "", "error")
+	p.Body = err.Error()
+	var b bytes.Buffer
+	if terr := s.tmpl.ExecuteTemplate(&b, "error", p); terr != nil {
+		http.Error(w, err.Error(), code)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+// facetView is a facet as the page lists it.
+type facetView struct {
+	Key, Label, Help string
+	Items            []facetItem // shown
+	More             []facetItem // folded
+	Selected         int
+}
+
+type facetItem struct {
+	Label    string
+	Title    string
+	Count    int64
+	Selected bool
+	Href     string
+	Null     bool
+}
+
+// repliesView is the browser page.
+type repliesView struct {
+	Filter   filter
+	Total    int64
+	From, To int64
+	Rows     []rowView
+	Facets   []facetView
+	Prev     string
+	Next     string
+	Pages    int64
+	Sorts    []sortLink
+	Clear    string
+	Chips    []chip
+	Hidden   url.Values // the filter as hidden form fields, but q and id
+	PerPage  []perPageLink
+	// Of the rows matching, when the facets say (their own filter unset):
+	NonAnswers, NoReply int64
+	Shares              bool
+}
+
+type chip struct{ Label, Href string }
+
+type perPageLink struct {
+	N      int
+	Href   string
+	Active bool
+}
+
+type sortLink struct {
+	Key, Label, Href string
+	Active, Desc     bool
+}
+
+type rowView struct {
+	replyRow
+	Href     string
+	LogName  string
+	Snippet  string
+	Cut      bool
+	Badges   []string
+	Attempts string
+}
+
+const facetShown = 8
+
+func (s *Server) serveReplies(w http.ResponseWriter, r *http.Request, g *generation) {
+	start := time.Now()
+	fs := activeFacets(g.tables)
+	f := parseFilter(r.URL.Query(), fs)
+	res, err := browse(r.Context(), g, f)
+	if err != nil {
+		s.errorPage(w, r, g, http.StatusInternalServerError, err)
+		return
+	}
+	href := func(f filter) string {
+		if q := f.values(fs).Encode(); q != "" {
+			return "/replies?" + q
+		}
+		return "/replies"
+	}
+	v := &repliesView{Filter: f, Total: res.Total}
+	if len(f.sel["non_answer"]) == 0 && len(f.sel["class"]) == 0 && res.Total > 0 {
+		// Both facets are counted under exactly the page's filters.
+		v.Shares = true
+		for _, c := range res.Facets["non_answer"] {
+			if c.Value != nil && *c.Value == "true" {
+				v.NonAnswers = c.Count
+			}
+		}
+		for _, c := range res.Facets["class"] {
+			if c.Value != nil && !classify.IsReply(*c.Value) {
+				v.NoReply += c.Count
+			}
+		}
+	}
+	v.Pages = max(1, (res.Total+int64(f.PerPage)-1)/int64(f.PerPage))
+	v.From = int64((f.Page-1)*f.PerPage) + 1
+	v.To = v.From + int64(len(res.Rows)) - 1
+	if f.Page > 1 {
+		p := f.clone()
+		p.Page = min(f.Page-1, int(v.Pages))
+		v.Prev = href(p)
+	}
+	if int64(f.Page) < v.Pages {
+		p := f.clone()
+		p.Page++
+		v.Next = href(p)
+	}
+	here := href(f)
+	for _, row := range res.Rows {
+		if l := g.logs[row.LogID]; l != nil {
+			row.LogPath = l.Path
+		}
+		rv := rowView{replyRow: row, LogName: filepath.Base(row.LogPath)}
+		rv.Href = "/sample?" + url.Values{"log": {row.LogID}, "id": {row.SampleID}, "epoch": {strconv.FormatInt(row.Epoch, 10)}, "from": {here}}.Encode()
+		rv.Snippet, rv.Cut = row.Text, row.TextChars > int64(utf8.RuneCountInString(row.Text))
+		if row.Refusal {
+			rv.Badges = append(rv.Badges, "refusal flag")
+		}
+		if row.ReasoningChars > 0 {
+			rv.Badges = append(rv.Badges, fmt.Sprintf("reasoning %s chars", thousands(row.ReasoningChars)))
+		}
+		if len(row.ToolFunctions) > 0 {
+			rv.Badges = append(rv.Badges, "tools: "+strings.Join(row.ToolFunctions, ", "))
+		}
+		var atts []string
+		if row.FailedAttempts > 0 {
+			atts = append(atts, fmt.Sprintf("%d retried", row.FailedAttempts))
+		}
+		if row.Placeholders > 0 {
+			atts = append(atts, fmt.Sprintf("%d placeholder", row.Placeholders))
+		}
+		rv.Attempts = strings.Join(atts, ", ")
+		v.Rows = append(v.Rows, rv)
+	}
+	for _, fc := range fs {
+		fv := facetView{Key: fc.Key, Label: fc.Label, Help: fc.Help}
+		counts := res.Facets[fc.Key]
+		if fc.Key == "class" {
+			order := classify.Classes()
+			slices.SortStableFunc(counts, func(a, b facetCount) int {
+				return slices.Index(order, deref(a.Value)) - slices.Index(order, deref(b.Value))
+			})
+		}
+		sel := f.sel[fc.Key]
+		seen := map[string]bool{}
+		add := func(val *string, n int64) {
+			it := facetItem{Count: n, Href: href(f.toggle(fc.Key, val)), Null: val == nil}
+			it.Selected = slices.ContainsFunc(sel, func(p *string) bool { return (p == nil) == (val == nil) && (p == nil || *p == *val) })
+			switch {
+			case val == nil:
+				it.Label = "(none)"
+			case fc.Key == "log":
+				it.Label, it.Title = *val, *val
+				if l := g.logs[*val]; l != nil {
+					it.Label, it.Title = filepath.Base(l.Path), l.Path
+				}
+			default:
+				it.Label = *val
+			}
+			if it.Selected {
+				fv.Selected++
+			}
+			fv.Items = append(fv.Items, it)
+		}
+		for _, c := range counts {
+			seen[deref(c.Value)+boolKey(c.Value == nil)] = true
+			add(c.Value, c.Count)
+		}
+		for _, p := range sel { // chosen, matching no row now
+			if !seen[deref(p)+boolKey(p == nil)] {
+				add(p, 0)
+			}
+		}
+		// Chosen values first among the folded ones, so none hides.
+		slices.SortStableFunc(fv.Items, func(a, b facetItem) int {
+			if a.Selected != b.Selected && len(fv.Items) > facetShown {
+				if a.Selected {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		if len(fv.Items) > facetShown+2 {
+			fv.Items, fv.More = fv.Items[:facetShown], fv.Items[facetShown:]
+		}
+		if len(sel) > 0 && !isDefault(fc, sel) {
+			for _, p := range sel {
+				label := "(none)"
+				if p != nil {
+					label = *p
+					if fc.Key == "log" {
+						if l := g.logs[*p]; l != nil {
+							label = filepath.Base(l.Path)
+						}
+					}
+				}
+				v.Chips = append(v.Chips, chip{Label: fc.Label + ": " + label, Href: href(f.toggle(fc.Key, p))})
+			}
+		}
+		v.Facets = append(v.Facets, fv)
+	}
+	if f.Q != "" {
+		g := f.clone()
+		g.Q, g.Page = "", 1
+		v.Chips = append(v.Chips, chip{Label: "text: " + f.Q, Href: href(g)})
+	}
+	if f.ID != "" {
+		g := f.clone()
+		g.ID, g.Page = "", 1
+		v.Chips = append(v.Chips, chip{Label: "sample id: " + f.ID, Href: href(g)})
+	}
+	clear := filter{sel: map[string][]*string{}, Page: 1, PerPage: f.PerPage}
+	for _, fc := range fs {
+		for _, d := range fc.def {
+			clear.sel[fc.Key] = append(clear.sel[fc.Key], &d)
+		}
+	}
+	v.Clear = href(clear)
+	for _, k := range sortKeys {
+		sf := f.clone()
+		sf.Page = 1
+		active := f.Sort == k.Key || (f.Sort == "" && k.Key == "class")
+		sf.Sort, sf.Desc = k.Key, active && !f.Desc && f.Sort != ""
+		if f.Sort == "" && k.Key == "class" {
+			sf.Desc = true
+		}
+		v.Sorts = append(v.Sorts, sortLink{Key: k.Key, Label: k.Label, Href: href(sf), Active: active, Desc: active && f.Desc})
+	}
+	for _, n := range []int{25, 50, 100, 200} {
+		pf := f.clone()
+		pf.PerPage, pf.Page = n, 1
+		v.PerPage = append(v.PerPage, perPageLink{N: n, Href: href(pf), Active: n == f.PerPage})
+	}
+	hidden := f.values(fs)
+	hidden.Del("q")
+	hidden.Del("id")
+	hidden.Del("page")
+	v.Hidden = hidden
+	p := s.pageData(r, g, "replies", "replies")
+	p.Body = v
+	p.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	s.render(w, "replies", p)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func boolKey(b bool) string {
+	if b {
+		return "\x00null"
+	}
+	return ""
+}
+
+// thousands writes n with thin separators: 12,345.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// sampleKeyOf reads a sample's key from a URL.
+func sampleKeyOf(r *http.Request) (sampleKey, error) {
+	q := r.URL.Query()
+	epoch, err := strconv.ParseInt(q.Get("epoch"), 10, 64)
+	if err != nil || q.Get("log") == "" {
+		return sampleKey{}, fmt.Errorf("a sample is named by log, id and epoch: /sample?log=<log_id>&id=<sample_id>&epoch=<n>")
+	}
+	return sampleKey{LogID: q.Get("log"), ID: q.Get("id"), Epoch: epoch}, nil
+}
+
+// sampleView is the sample page.
+type sampleView struct {
+	*samplePage
+	Back      string
+	JSONHref  string
+	SameLog   string
+	SameClass string
+	Skipped   int
+}
+
+func (s *Server) serveSample(w http.ResponseWriter, r *http.Request, g *generation) {
+	start := time.Now()
+	k, err := sampleKeyOf(r)
+	if err != nil {
+		s.errorPage(w, r, g, http.StatusBadRequest, err)
+		return
+	}
+	sp, err := s.loadSample(r.Context(), g, k)
+	if errors.Is(err, errNotFound) {
+		s.errorPage(w, r, g, http.StatusNotFound, fmt.Errorf("no reply of sample %q epoch %d in log %s in generation %d", k.ID, k.Epoch, k.LogID, g.Number))
+		return
+	}
+	if err != nil {
+		s.errorPage(w, r, g, http.StatusInternalServerError, err)
+		return
+	}
+	v := &sampleView{samplePage: sp, Back: "/replies"}
+	if from := r.URL.Query().Get("from"); strings.HasPrefix(from, "/replies") {
+		v.Back = from
+	}
+	v.JSONHref = "/sample.json?" + url.Values{"log": {k.LogID}, "id": {k.ID}, "epoch": {strconv.FormatInt(k.Epoch, 10)}}.Encode()
+	v.SameLog = "/replies?" + url.Values{"log": {k.LogID}}.Encode()
+	v.SameClass = "/replies?" + url.Values{"class": {sp.Reply.Str("class")}, "task": {sp.Reply.Str("task")}, "model": {sp.Reply.Str("model")}}.Encode()
+	for _, c := range sp.Calls {
+		if c.Skipped != "" {
+			v.Skipped++
+		}
+	}
+	p := s.pageData(r, g, "replies", fmt.Sprintf("sample %s epoch %d", k.ID, k.Epoch))
+	p.Body = v
+	p.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	s.render(w, "sample", p)
+}
+
+// serveSampleJSON sends the sample member as the log holds it.
+func (s *Server) serveSampleJSON(w http.ResponseWriter, r *http.Request, g *generation) {
+	k, err := sampleKeyOf(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	replies, err := queryRecords(r.Context(), g.db, replyQuery, k.LogID, k.ID, k.Epoch)
+	l := g.logs[k.LogID]
+	if err != nil || len(replies) == 0 || l == nil {
+		http.Error(w, "no such sample", http.StatusNotFound)
+		return
+	}
+	raw, _, err := s.logs.sampleBytes(r.Context(), l, replies[0].Str("member"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(raw)
+}
+
+// sqlView is the SQL page.
+type sqlView struct {
+	Query    string
+	Cols     []string
+	Rows     [][]string
+	Error    string
+	Refused  bool
+	Page     int
+	Prev     string
+	Next     string
+	From     int
+	CSV      string
+	Tables   []string
+	Examples []string
+}
+
+const sqlPageRows = 100
+
+func (s *Server) sqlOff(w http.ResponseWriter, r *http.Request, g *generation) bool {
+	if s.opts.SQL {
+		return false
+	}
+	s.errorPage(w, r, g, http.StatusForbidden, errors.New("the SQL box is off on this server: it is on by default on loopback only; start `empties serve` with --sql to turn it on"))
+	return true
+}
+
+func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation) {
+	if s.sqlOff(w, r, g) {
+		return
+	}
+	start := time.Now()
+	q := r.URL.Query().Get("q")
+	v := &sqlView{Query: q, Page: 1, Examples: []string{
+		"SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY n DESC",
+		"SELECT task, model, avg(non_answer::INT) AS non_answer_share, count(*) AS n FROM replies GROUP BY ALL ORDER BY non_answer_share DESC",
+		"SELECT call_status, kind, count(*) FROM model_calls GROUP BY ALL",
+		"DESCRIBE replies",
+	}}
+	for t := range g.tables {
+		v.Tables = append(v.Tables, t)
+	}
+	slices.Sort(v.Tables)
+	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 {
+		v.Page = n
+	}
+	if strings.TrimSpace(q) != "" {
+		s.runSQL(r, g, v)
+	}
+	p := s.pageData(r, g, "sql", "SQL")
+	p.Body = v
+	p.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	s.render(w, "sql", p)
+}
+
+// runSQL fills one page of the query's rows: the query, checked alone,
+// runs inside SELECT * FROM (...) LIMIT/OFFSET (checked again as a whole),
+// or, where DuckDB cannot take it as a subquery (an EXPLAIN), as it is,
+// reading only as far as the page.
+func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
+	ctx := r.Context()
+	conn, err := g.db.Conn(ctx)
+	if err != nil {
+		v.Error = err.Error()
+		return
+	}
+	defer conn.Close()
+	q := strings.TrimRight(strings.TrimSpace(v.Query), "; \t\n")
+	if _, err := duck.CheckRead(ctx, conn, q); err != nil {
+		v.Error, v.Refused = err.Error(), isRefused(err)
+		return
+	}
+	offset := (v.Page - 1) * sqlPageRows
+	skip := 0
+	paged := "SELECT * FROM (\n" + q + "\n) LIMIT " + strconv.Itoa(sqlPageRows+1) + " OFFSET " + strconv.Itoa(offset)
+	if _, err := duck.CheckRead(ctx, conn, paged); err != nil {
+		paged, skip = q, offset
+	}
+	n := 0
+	cols, err := readRows(ctx, conn, paged, func(_, row []string) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		n++
+		if n > sqlPageRows {
+			return false
+		}
+		v.Rows = append(v.Rows, row)
+		return true
+	})
+	if err != nil {
+		v.Error, v.Refused = err.Error(), isRefused(err)
+		return
+	}
+	v.Cols = cols
+	v.From = offset + 1
+	base := url.Values{"q": {v.Query}}
+	v.CSV = "/sql.csv?" + base.Encode()
+	if v.Page > 1 {
+		b := url.Values{"q": {v.Query}, "page": {strconv.Itoa(v.Page - 1)}}
+		v.Prev = "/sql?" + b.Encode()
+	}
+	if n > sqlPageRows {
+		b := url.Values{"q": {v.Query}, "page": {strconv.Itoa(v.Page + 1)}}
+		v.Next = "/sql?" + b.Encode()
+	}
+}
+
+// serveSQLCSV sends the whole result of a query as CSV.
+func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generation) {
+	if s.sqlOff(w, r, g) {
+		return
+	}
+	ctx := r.Context()
+	conn, err := g.db.Conn(ctx)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer conn.Close()
+	q := strings.TrimRight(strings.TrimSpace(r.URL.Query().Get("q")), "; \t\n")
+	started, err := writeCSV(ctx, conn, q, w)
+	if err != nil && !started {
+		code := http.StatusBadRequest
+		if isRefused(err) {
+			code = http.StatusForbidden
+		}
+		http.Error(w, err.Error(), code)
+	}
+}
+
+// parseTemplates reads the embedded templates.
+func parseTemplates() (*template.Template, error) {
+	funcs := template.FuncMap{
+		"thousands":  thousands,
+		"fold":       fold,
+		"deref":      deref,
+		"classColor": classColor,
+		"add":        func(a, b int) int { return a + b },
+		"int64":      func(n int) int64 { return int64(n) },
+		"clip":       clip,
+		"pct": func(a, b int64) string {
+			return strconv.FormatFloat(100*float64(a)/float64(max(b, 1)), 'f', 1, 64) + "%"
+		},
+		"chars": func(s string) string { return thousands(int64(utf8.RuneCountInString(s))) },
+		"deref64": func(p *int64) int64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		},
+		"splitMessages": splitMessages,
+		"plural": func(n int, word string) string {
+			if n == 1 {
+				return "1 " + word
+			}
+			return thousands(int64(n)) + " " + word + "s"
+		},
+		"facetArgs": func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
+	}
+	return template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
+}
+
+// folded is a long text cut for the page: Head is shown, the rest behind a
+// toggle.
+type folded struct {
+	Head, Rest string
+	Chars      int
+}
+
+const foldAt = 2000
+
+func fold(s string) folded {
+	n := utf8.RuneCountInString(s)
+	if n <= foldAt+200 {
+		return folded{Head: s, Chars: n}
+	}
+	i := 0
+	for k := range s {
+		if i == foldAt {
+			return folded{Head: s[:k], Rest: s[k:], Chars: n}
+		}
+		i++
+	}
+	return folded{Head: s, Chars: n}
+}
+
+// classColor is the class's colour on every page, the report's too.
+func classColor(class string) string {
+	if c, ok := classify.Colors[class]; ok {
+		return c
+	}
+	return "#777777"
+}
+
+// clip cuts s to n characters, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// splitMessages folds the earlier messages of a long conversation: the last
+// three are shown.
+func splitMessages(m []messageView) struct{ Early, Late []messageView } {
+	if len(m) <= 6 {
+		return struct{ Early, Late []messageView }{nil, m}
+	}
+	return struct{ Early, Late []messageView }{m[:len(m)-3], m[len(m)-3:]}
+}

@@ -1,0 +1,9 @@
+"""What the package registers with inspect_ai (the ``inspect_ai`` entry point of pyproject.toml).
+
+inspect_ai loads this module when a name in the ``empties/`` namespace is
+looked up, so ``--solver empties/replay`` finds :func:`empties.replay.replay`.
+"""
+
+from .replay import replay
+
+__all__ = ["replay"]

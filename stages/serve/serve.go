@@ -1,0 +1,197 @@
+// Package serve is `empties serve`: a local web server over one dataset
+// (internal/serve does the work): the report, every reply with filters, a
+// page per sample with its whole story from the log, and a read-only SQL
+// box.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"empties/internal/cliutil"
+	"empties/internal/duck"
+	iserve "empties/internal/serve"
+	"empties/internal/store"
+	"empties/stages/report"
+)
+
+// Options configure a server.
+type Options struct {
+	Data string
+	Addr string // host to listen on
+	Port int    // 0: any free port
+	// SQL turns the SQL box on; nil: on for a loopback address only.
+	SQL *bool
+	// Ready, if set, is called with the server's address once it listens
+	// (tests).
+	Ready func(url string)
+}
+
+// DefaultPort is beside inspect view's 7575.
+const DefaultPort = 7576
+
+// Command returns the `serve` subcommand.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "browse every reply of a dataset in the browser: the report, replies by class, task, model and stop reason, each sample's story",
+		ArgsUsage: "DIR",
+		Description: `Serves one dataset (the folder ingest or run wrote) on a local web server:
+
+   /          the report (the page ` + "`empties report`" + ` writes, regenerated from the
+              tables the server reads)
+   /replies   every reply, filtered by class, non-answer, task, model (and eval,
+              route with a manifest), stop reason, stop_details category, reply
+              source, attempts skipped, log and log set, with a text search;
+              counts per value, sorted and paged by DuckDB; filters are in the
+              URL, so a view can be shared as a link
+   /sample    one sample: the messages the model under test was sent, each of
+              its calls in order (placeholders and retried attempts marked), the
+              reply chosen in full, the scores and the judge calls behind them,
+              the class and its rule, read from the log's sample member (ranged
+              reads for s3:// logs)
+   /sql       a read-only SQL box over the dataset's views (paged; CSV export)
+
+The server reads one generation of the dataset, pinned, through a DuckDB that
+cannot write: a page never shows rows of two generations, whatever an ingest
+does meanwhile, and when a newer generation appears the pages offer to switch
+to it. It writes nothing
+into the dataset (its report page and DuckDB's spill files go to a temporary
+folder, removed when it stops) and fetches nothing from the network.
+
+It listens on 127.0.0.1 unless --addr says otherwise. On any other address
+every request needs the token printed at start-up (open the address printed,
+which carries it; it is kept in a cookie), and the SQL box is off unless
+--sql turns it on. Stop it with Ctrl-C.
+
+Examples:
+   empties serve out/explore
+   empties serve data/study --port 8080
+   empties serve data/study --addr 0.0.0.0 --port 7576         # token printed; no SQL box
+   empties serve data/study --addr 0.0.0.0 --sql               # token, SQL box on`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1", Usage: "listen on this `HOST` (an address or name; 0.0.0.0 for every interface, which asks for a token)"},
+			&cli.IntFlag{Name: "port", Aliases: []string{"p"}, Value: DefaultPort, Usage: "listen on this `PORT` (0: any free port)"},
+			&cli.BoolFlag{Name: "sql", Usage: "turn the read-only SQL box on (default: on for a loopback address, off otherwise); --sql=false turns it off"},
+		},
+		Arguments: []cli.Argument{&cli.StringArg{Name: "dir"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			opts := Options{Data: c.StringArg("dir"), Addr: c.String("addr"), Port: c.Int("port")}
+			if c.IsSet("sql") {
+				v := c.Bool("sql")
+				opts.SQL = &v
+			}
+			return Run(ctx, opts, c.Root().Writer)
+		},
+	}
+}
+
+// Run serves until ctx is cancelled, and then returns ctx's error (the
+// command exits 130, interrupted, as every command stopped by Ctrl-C).
+// DIR is checked before anything listens.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if opts.Data == "" {
+		return cliutil.Usagef("serve: no DIR given, e.g. empties serve out/explore")
+	}
+	if opts.Port < 0 || opts.Port > 65535 {
+		return cliutil.Usagef("serve: --port %d is not a port (0-65535)", opts.Port)
+	}
+	if _, _, err := net.SplitHostPort(opts.Addr); err == nil {
+		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", opts.Addr)
+	}
+	if err := store.CheckReadable("serve", opts.Data); err != nil {
+		return err
+	}
+	loopback := iserve.IsLoopback(opts.Addr)
+	sqlOn := loopback
+	if opts.SQL != nil {
+		sqlOn = *opts.SQL
+	}
+	token := ""
+	if !loopback {
+		var err error
+		if token, err = iserve.NewToken(); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.Addr, strconv.Itoa(opts.Port)))
+	if err != nil {
+		return fmt.Errorf("serve: cannot listen on %s: %w (is another server on that port? try --port 0 or another --port)", net.JoinHostPort(opts.Addr, strconv.Itoa(opts.Port)), err)
+	}
+	defer ln.Close()
+	start := time.Now()
+	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn, Report: writeReport})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer srv.Close()
+
+	host := opts.Addr
+	if !loopback && (host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified()) {
+		// Every interface: the reader names this machine.
+		if host, err = os.Hostname(); err != nil || host == "" {
+			host = "HOST"
+		}
+	}
+	url := "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)) + "/"
+	if token != "" {
+		url += "?token=" + token
+	}
+	fmt.Fprintf(w, "serving %s (generation %d) at %s\n", opts.Data, srv.Generation(), url)
+	if token != "" {
+		fmt.Fprintf(w, "  not a loopback address: every request needs the token above (the address carries it)\n")
+	}
+	if sqlOn {
+		fmt.Fprintf(w, "  SQL box on (read-only) at /sql\n")
+	} else {
+		fmt.Fprintf(w, "  SQL box off (--sql turns it on)\n")
+	}
+	fmt.Fprintf(w, "  opened in %s; stop with Ctrl-C\n", time.Since(start).Round(time.Millisecond))
+	if opts.Ready != nil {
+		opts.Ready("http://" + ln.Addr().String() + "/")
+	}
+
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	fmt.Fprintln(w, "serve: stopped")
+	// Stopped by Ctrl-C, as every command is: exit 130, interrupted.
+	return ctx.Err()
+}
+
+// writeReport writes the report page of a generation's tables with the
+// report stage's own code (report.Build) into the new folder out, of the
+// server's scratch, through a database of its own: the server's cannot
+// write.
+func writeReport(ctx context.Context, root, out string) error {
+	db, present, err := duck.OpenDataset(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	_, err = report.Build(ctx, db, present, out)
+	return err
+}

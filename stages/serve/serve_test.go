@@ -1,0 +1,180 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"empties/internal/cliutil"
+	"empties/internal/testutil"
+	"empties/stages/ingest"
+	"empties/stages/serve"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while Run writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func dataset(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// start runs the command until the test ends; it returns the address the
+// server listens on and what it printed.
+func start(t *testing.T, opts serve.Options) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	opts.Ready = func(u string) { ready <- u }
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- serve.Run(ctx, opts, out) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("serve stopped by its context: %v, want context.Canceled (exit 130)", err)
+		}
+		if !strings.Contains(out.String(), "serve: stopped") {
+			t.Errorf("no stop message:\n%s", out.String())
+		}
+	})
+	select {
+	case u := <-ready:
+		return u, out
+	case err := <-done:
+		t.Fatalf("serve ended before listening: %v\n%s", err, out.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not listen within 60 s:\n%s", out.String())
+	}
+	return "", nil
+}
+
+func status(t *testing.T, u string) int {
+	t.Helper()
+	jar, _ := cookiejar.New(nil) // the token goes into a cookie
+	resp, err := (&http.Client{Jar: jar}).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// On loopback (the default) the server prints its address, answers with no
+// token and has the SQL box on.
+func TestServeOnLoopback(t *testing.T) {
+	u, out := start(t, serve.Options{Data: dataset(t), Addr: "127.0.0.1", Port: 0})
+	if !strings.Contains(out.String(), "serving ") || !strings.Contains(out.String(), "http://127.0.0.1:") || strings.Contains(out.String(), "token") {
+		t.Errorf("start-up message:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "SQL box on") {
+		t.Errorf("the SQL box is not on on loopback:\n%s", out.String())
+	}
+	for _, p := range []string{"", "replies", "sql?q=SELECT+1"} {
+		if c := status(t, u+p); c != 200 {
+			t.Errorf("/%s: %d", p, c)
+		}
+	}
+}
+
+var tokenRe = regexp.MustCompile(`\?token=([0-9a-f]{32})`)
+
+// Bound to every interface, the server prints a token and answers nothing
+// without it; the SQL box is off unless asked for.
+func TestServeBeyondLoopbackNeedsToken(t *testing.T) {
+	u, out := start(t, serve.Options{Data: dataset(t), Addr: "0.0.0.0", Port: 0})
+	m := tokenRe.FindStringSubmatch(out.String())
+	if m == nil || !strings.Contains(out.String(), "SQL box off") {
+		t.Fatalf("start-up message without a token, or with the SQL box on:\n%s", out.String())
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/"))
+	base := "http://127.0.0.1:" + port + "/"
+	if c := status(t, base+"replies"); c != http.StatusUnauthorized {
+		t.Errorf("without the token: %d, want 401", c)
+	}
+	if c := status(t, base+"replies?token="+m[1]); c != 200 {
+		t.Errorf("with the token: %d", c)
+	}
+	if c := status(t, base+"sql?q=SELECT+1&token="+m[1]); c != http.StatusForbidden {
+		t.Errorf("the SQL box beyond loopback: %d, want 403 (off)", c)
+	}
+
+	on := true
+	_, out = start(t, serve.Options{Data: dataset(t), Addr: "0.0.0.0", Port: 0, SQL: &on})
+	if !strings.Contains(out.String(), "SQL box on") || !tokenRe.MatchString(out.String()) {
+		t.Errorf("--sql beyond loopback:\n%s", out.String())
+	}
+}
+
+// Mistakes are usage errors with a hint, before anything listens.
+func TestServeErrors(t *testing.T) {
+	var usage *cliutil.UsageError
+	if err := serve.Run(context.Background(), serve.Options{}, io.Discard); !errors.As(err, &usage) {
+		t.Errorf("no DIR: %v", err)
+	}
+	if err := serve.Run(context.Background(), serve.Options{Data: "x", Addr: "0.0.0.0:8080"}, io.Discard); !errors.As(err, &usage) || !strings.Contains(err.Error(), "--port") {
+		t.Errorf("an address with a port: %v", err)
+	}
+	// DIR is checked before anything listens: on a port in use, the error
+	// is DIR's.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	inUse := taken.Addr().(*net.TCPAddr).Port
+	file := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		t.TempDir():                        "not an empties dataset",
+		filepath.Join(t.TempDir(), "none"): "no such folder",
+		file:                               "is a file",
+	} {
+		err := serve.Run(context.Background(), serve.Options{Data: dir, Addr: "127.0.0.1", Port: inUse}, io.Discard)
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a usage error saying %q", dir, err, want)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	err = serve.Run(context.Background(), serve.Options{Data: dataset(t), Addr: "127.0.0.1", Port: port}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--port") {
+		t.Errorf("a port in use: %v", err)
+	}
+}
