@@ -2,14 +2,14 @@
 -- kind: output
 -- grain: one row per eval × route × arm × class (every class of the seed, zeros included)
 -- measure: Class rates (pre-registration §5 "Class rates": per eval × route × arm, the share of replies in each class; §6 Wilson intervals with the sample as the unit)
--- needs: study_replies, reply_classes, wilson
+-- needs: study_replies, reply_classes, rates
 WITH cells AS (
   SELECT eval, profiled, route, arm, count(DISTINCT sample_id) AS n_samples, count(*) AS n_replies
   FROM study_replies
   GROUP BY ALL
 ),
 in_class AS (
-  SELECT eval, profiled, route, arm, class, count(*) AS n_class_replies, sum(sample_weight) AS x_samples
+  SELECT eval, profiled, route, arm, class, count(*) AS n_class_replies, sample_share(sample_weight, true) AS x_samples
   FROM study_replies
   GROUP BY ALL
 ),
@@ -24,7 +24,7 @@ counted AS (
 SELECT
   eval, profiled, route, arm, class,
   n_samples, n_replies, n_class_replies, x_samples,
-  x_samples / n_samples AS rate,
+  rate(x_samples, n_samples) AS rate,
   wilson_low(x_samples, n_samples) AS ci_low,
   wilson_high(x_samples, n_samples) AS ci_high,
   getvariable('interval_level') AS level

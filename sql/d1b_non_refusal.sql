@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per refusal eval × route, and one pooled row per refusal eval (route NULL)
 -- measure: D1(b) decision share (pre-registration §1 D1(b)): among truncated replies re-run with 16,000 tokens, the share that become something other than a refusal by the eval's own scorer, per refusal eval
--- needs: reruns, study_evals, wilson
+-- needs: reruns, study_evals, rates
 --
 -- The denominator is every paired wide re-run of a truncated_empty reply; a re-run the scorer left
 -- unscored (rerun_refused NULL) is not a non-refusal and is counted in x_unknown. Planned re-runs
@@ -29,9 +29,9 @@ per_sample AS (
 ),
 shares AS (
   SELECT *,
-    CASE WHEN k > 0 THEN k_non_refusal / k END AS s_non_refusal,
-    CASE WHEN k > 0 THEN k_refused / k END AS s_refused,
-    CASE WHEN k > 0 THEN (k - k_non_refusal - k_refused) / k END AS s_unknown
+    rate(k_non_refusal, k) AS s_non_refusal,
+    rate(k_refused, k) AS s_refused,
+    rate(k - k_non_refusal - k_refused, k) AS s_unknown
   FROM per_sample
 ),
 cells AS (
@@ -50,7 +50,7 @@ SELECT
   eval, route, pooled,
   n_samples, n_reruns, n_not_rerun,
   x_non_refusal, x_refused, x_unknown,
-  CASE WHEN n_samples > 0 THEN x_non_refusal / n_samples END AS share_non_refusal,
+  rate(x_non_refusal, n_samples) AS share_non_refusal,
   wilson_low(x_non_refusal, n_samples) AS ci_low,
   wilson_high(x_non_refusal, n_samples) AS ci_high,
   getvariable('interval_level') AS level

@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per model × route pair × eval, and one pooled row per model × route pair (eval NULL)
 -- measure: D2 form disagreement (pre-registration §1 D2, §5): for each model served by two routes, among samples where either route refused (form not none), the share where the two routes delivered different forms; beside it, the same share among samples where both routes refused (design.md ruling)
--- needs: reply_outcomes, study_routes, wilson
+-- needs: reply_outcomes, study_routes, rates
 --
 -- Forms are reply_outcomes.form (filtered, refusal_flag, error_text, text or none), default arm,
 -- Part A. Replies of the two routes are paired by eval, sample id and epoch; a sample is the unit
@@ -44,9 +44,9 @@ per_sample AS (
 ),
 shares AS (
   SELECT *,
-    CASE WHEN k_either > 0 THEN k_either_differ / k_either END AS s_differ,
-    CASE WHEN k_either > 0 THEN k_both / k_either END AS s_both_refused,
-    CASE WHEN k_both > 0 THEN k_both_differ / k_both END AS s_both_differ
+    rate(k_either_differ, k_either) AS s_differ,
+    rate(k_both, k_either) AS s_both_refused,
+    rate(k_both_differ, k_both) AS s_both_differ
   FROM per_sample
 ),
 cells AS (
@@ -65,14 +65,14 @@ SELECT
   model, route_a, route_b, eval, pooled,
   n_paired_samples, n_either_refused,
   x_forms_differ,
-  CASE WHEN n_either_refused > 0 THEN x_forms_differ / n_either_refused END AS share_forms_differ,
+  rate(x_forms_differ, n_either_refused) AS share_forms_differ,
   wilson_low(x_forms_differ, n_either_refused) AS ci_low,
   wilson_high(x_forms_differ, n_either_refused) AS ci_high,
   x_both_refused,
-  CASE WHEN n_either_refused > 0 THEN x_both_refused / n_either_refused END AS share_both_refused,
+  rate(x_both_refused, n_either_refused) AS share_both_refused,
   n_both_refused,
   x_forms_differ_both,
-  CASE WHEN n_both_refused > 0 THEN x_forms_differ_both / n_both_refused END AS share_forms_differ_both,
+  rate(x_forms_differ_both, n_both_refused) AS share_forms_differ_both,
   wilson_low(x_forms_differ_both, n_both_refused) AS both_ci_low,
   wilson_high(x_forms_differ_both, n_both_refused) AS both_ci_high,
   getvariable('interval_level') AS level

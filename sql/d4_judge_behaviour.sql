@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per eval × judge model × non-answer form, and one pooled row per eval × judge model (form NULL)
 -- measure: D4 judges on non-answers (pre-registration §1 D4, §5 "Judge behaviour on non-answers"): per judge and non-answer form, the passing rate and the share of cases whose repeats disagree
--- needs: judge_tests, wilson
+-- needs: judge_tests, rates
 --
 -- A case is one judge grading one form on one sample (eval × judge model × form × sample id); its
 -- repeats share its weight. Pass rate: x = the sum over cases of the share of their scored repeats
@@ -24,7 +24,7 @@ WITH per_case AS (
 ),
 cases AS (
   SELECT *,
-    CASE WHEN k_scored > 0 THEN k_passed / k_scored END AS s_passed,
+    rate(k_passed, k_scored) AS s_passed,
     k >= 2 AS repeated,
     k >= 2 AND n_verdicts > 1 AS disagree
   FROM per_case
@@ -48,11 +48,11 @@ SELECT
   eval, judge_model, form, pooled,
   n_cases, n_verdicts, n_unusable_judge_replies,
   n_scored_cases, x_passed,
-  CASE WHEN n_scored_cases > 0 THEN x_passed / n_scored_cases END AS pass_rate,
+  rate(x_passed, n_scored_cases) AS pass_rate,
   wilson_low(x_passed, n_scored_cases) AS pass_ci_low,
   wilson_high(x_passed, n_scored_cases) AS pass_ci_high,
   n_repeated_cases, n_disagreeing_cases,
-  CASE WHEN n_repeated_cases > 0 THEN n_disagreeing_cases / n_repeated_cases END AS repeat_disagreement,
+  rate(n_disagreeing_cases, n_repeated_cases) AS repeat_disagreement,
   wilson_low(n_disagreeing_cases, n_repeated_cases) AS disagree_ci_low,
   wilson_high(n_disagreeing_cases, n_repeated_cases) AS disagree_ci_high,
   temperature_min, temperature_max,

@@ -2,12 +2,12 @@
 -- kind: output
 -- grain: one row per eval × judge model × non-answer form × verdict
 -- measure: D4 verdict distribution (pre-registration §5 "Judge behaviour on non-answers": per judge and non-answer form, the verdict distribution)
--- needs: judge_tests
+-- needs: judge_tests, rates
 --
 -- share is the case-weighted share of the judge × form's verdicts: a case (one sample) counts once,
 -- its repeats sharing its weight, so the shares of a judge × form sum to 1.
 WITH weighted AS (
-  SELECT *, 1.0::DOUBLE / count(*) OVER (PARTITION BY eval, judge_model, form, sample_id) AS case_weight
+  SELECT *, sample_weight((eval, judge_model, form, sample_id)) AS case_weight
   FROM judge_tests
 ),
 cells AS (
@@ -27,7 +27,7 @@ verdicts AS (
 SELECT
   v.eval, v.judge_model, v.form, v.verdict,
   c.n_cases, v.n_verdicts, v.n_passed, v.x_cases,
-  v.x_cases / c.n_cases AS share
+  rate(v.x_cases, c.n_cases) AS share
 FROM verdicts v
 JOIN cells c USING (eval, judge_model, form)
 ORDER BY v.eval, v.judge_model, v.form, v.verdict

@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per eval × route × arm (re-scored cells)
 -- measure: Judge calls saved by bypassing (pre-registration §5 "Cost ... and judge calls saved by bypassing"; §8 "Judge cost"; design.md ruling: judge calls on replies that P3 re-routes)
--- needs: policy_scores, judge_verdicts
+-- needs: policy_scores, judge_verdicts, rates
 -- optional: priced_calls
 --
 -- A judge call is a judge_verdicts row (a judge call that produced a score); the calls on replies
@@ -31,7 +31,7 @@ SELECT
   count(*) FILTER (WHERE rerouted AND judge_calls > 0) AS n_rerouted_judged,
   sum(judge_calls)::BIGINT AS judge_calls,
   coalesce(sum(judge_calls) FILTER (WHERE rerouted), 0)::BIGINT AS judge_calls_saved,
-  CASE WHEN sum(judge_calls) > 0 THEN coalesce(sum(judge_calls) FILTER (WHERE rerouted), 0) / sum(judge_calls) END AS share_calls_saved,
+  rate(coalesce(sum(judge_calls) FILTER (WHERE rerouted), 0), sum(judge_calls)) AS share_calls_saved,
   sum(judge_cost_usd) AS judge_cost_usd,
   sum(judge_cost_usd) FILTER (WHERE rerouted) AS judge_cost_saved_usd
 FROM per_reply

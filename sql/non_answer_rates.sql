@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per eval × route × arm (without a manifest: per task × model)
 -- measure: Non-answer rates (pre-registration §5 "Class rates", pooled over the non-answer classes; §6 Wilson intervals with the sample as the unit), with the reasoning_only and tool_only shares the exploration asks for (§4 "Exploration first")
--- needs: study_replies, reply_classes, wilson
+-- needs: study_replies, reply_classes, rates
 --
 -- Needs no manifest: without log_assignments eval is the log's task and route the log's model
 -- (study_replies). non_answer_rate is the share of the cell's samples whose replies are non-answers
@@ -17,13 +17,13 @@ WITH cells AS (
     count(DISTINCT sample_id) AS n_samples,
     count(*) AS n_replies,
     count(*) FILTER (WHERE non_answer) AS n_non_answer_replies,
-    coalesce(sum(sample_weight) FILTER (WHERE non_answer), 0) AS x_non_answer,
+    sample_share(sample_weight, non_answer) AS x_non_answer,
     count(*) FILTER (WHERE class = 'reasoning_only') AS n_reasoning_only_replies,
-    coalesce(sum(sample_weight) FILTER (WHERE class = 'reasoning_only'), 0) AS x_reasoning_only,
+    sample_share(sample_weight, class = 'reasoning_only') AS x_reasoning_only,
     count(*) FILTER (WHERE class = 'tool_only') AS n_tool_only_replies,
-    coalesce(sum(sample_weight) FILTER (WHERE class = 'tool_only'), 0) AS x_tool_only,
+    sample_share(sample_weight, class = 'tool_only') AS x_tool_only,
     count(*) FILTER (WHERE NOT is_reply) AS n_no_reply_replies,
-    coalesce(sum(sample_weight) FILTER (WHERE NOT is_reply), 0) AS x_no_reply
+    sample_share(sample_weight, NOT is_reply) AS x_no_reply
   FROM study_replies
   JOIN reply_classes USING (class)
   GROUP BY eval, profiled, route, arm
@@ -31,19 +31,19 @@ WITH cells AS (
 SELECT
   eval, profiled, route, arm, n_samples, n_replies,
   n_non_answer_replies, x_non_answer,
-  x_non_answer / n_samples AS non_answer_rate,
+  rate(x_non_answer, n_samples) AS non_answer_rate,
   wilson_low(x_non_answer, n_samples) AS non_answer_ci_low,
   wilson_high(x_non_answer, n_samples) AS non_answer_ci_high,
   n_reasoning_only_replies, x_reasoning_only,
-  x_reasoning_only / n_samples AS reasoning_only_rate,
+  rate(x_reasoning_only, n_samples) AS reasoning_only_rate,
   wilson_low(x_reasoning_only, n_samples) AS reasoning_only_ci_low,
   wilson_high(x_reasoning_only, n_samples) AS reasoning_only_ci_high,
   n_tool_only_replies, x_tool_only,
-  x_tool_only / n_samples AS tool_only_rate,
+  rate(x_tool_only, n_samples) AS tool_only_rate,
   wilson_low(x_tool_only, n_samples) AS tool_only_ci_low,
   wilson_high(x_tool_only, n_samples) AS tool_only_ci_high,
   n_no_reply_replies, x_no_reply,
-  x_no_reply / n_samples AS no_reply_rate,
+  rate(x_no_reply, n_samples) AS no_reply_rate,
   wilson_low(x_no_reply, n_samples) AS no_reply_ci_low,
   wilson_high(x_no_reply, n_samples) AS no_reply_ci_high,
   getvariable('interval_level') AS level

@@ -1,7 +1,7 @@
 -- output: stop_rates
 -- kind: macro
 -- measure: Exploratory rates by stop reason and stop_details category (pre-registration §6 "Exploratory: rates by stop reason and stop_details category"), the query both outputs share
--- needs: study_replies, wilson
+-- needs: study_replies, rates
 --
 -- stop_rates(dim) gives one row per eval × route × arm × value of the study_replies column dim (in
 -- stop_value, '(none)' when null). rate: the share of the cell's samples whose reply stopped with this
@@ -18,8 +18,8 @@ by_value AS (
     eval, profiled, route, arm, coalesce(dim, '(none)') AS stop_value,
     count(*) AS n_replies,
     count(*) FILTER (WHERE non_answer) AS n_non_answer_replies,
-    sum(sample_weight) AS x_samples,
-    coalesce(sum(sample_weight) FILTER (WHERE non_answer), 0) AS x_non_answer
+    sample_share(sample_weight, true) AS x_samples,
+    sample_share(sample_weight, non_answer) AS x_non_answer
   FROM study_replies
   GROUP BY ALL
 )
@@ -27,11 +27,11 @@ SELECT
   b.eval, b.profiled, b.route, b.arm, b.stop_value,
   c.n_samples, b.n_replies, b.n_non_answer_replies,
   b.x_samples,
-  b.x_samples / c.n_samples AS rate,
+  rate(b.x_samples, c.n_samples) AS rate,
   wilson_low(b.x_samples, c.n_samples) AS ci_low,
   wilson_high(b.x_samples, c.n_samples) AS ci_high,
   b.x_non_answer,
-  b.x_non_answer / c.n_samples AS non_answer_rate,
+  rate(b.x_non_answer, c.n_samples) AS non_answer_rate,
   wilson_low(b.x_non_answer, c.n_samples) AS non_answer_ci_low,
   wilson_high(b.x_non_answer, c.n_samples) AS non_answer_ci_high,
   getvariable('interval_level') AS level

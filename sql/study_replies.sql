@@ -2,7 +2,7 @@
 -- kind: table
 -- grain: one row per Part A reply (sample × epoch of a log), every class, errors included
 -- measure: the sample as the unit (design.md, "Rulings: epochs and re-runs"): each reply carries the weight 1 / (replies of its sample in its eval × route × arm cell), so a sample's weights sum to 1 and a rate's x is the sum of its replies' weights
--- needs: replies
+-- needs: replies, rates
 -- optional: log_assignments
 --
 -- Without log_assignments (rescore not run) every log still counts: eval is the log's task, route the
@@ -24,7 +24,7 @@ part_a AS (
   SELECT * EXCLUDE (part) FROM placed WHERE part = 'A'
 ),
 weighted AS (
-  SELECT *, 1.0::DOUBLE / count(*) OVER (PARTITION BY eval, profiled, route, arm, sample_id) AS sample_weight
+  SELECT *, sample_weight((eval, profiled, route, arm, sample_id)) AS sample_weight
   FROM part_a
 )
 SELECT eval, profiled, route, arm, sample_id, epoch, class, non_answer, stop_reason, stop_details_category, sample_weight,

@@ -2,12 +2,12 @@
 -- kind: output
 -- grain: one row per eval × route × measure (truncated_empty, non_answer) with a tight arm
 -- measure: default versus tight, paired by sample with bootstrap intervals over samples (pre-registration §6; §6 exploratory "HLE tight versus default")
--- needs: tight_vs_default_samples, boot_tight_default, study_replies
+-- needs: tight_vs_default_samples, boot_tight_default, study_replies, rates
 --
 -- delta is the mean over paired samples of (tight − default); its interval is the percentile
 -- interval of the same mean over seeded bootstrap resamples of whole samples (boot_tight_default:
 -- manifest seed and resamples, one PCG stream per eval × route, the same draws for both measures).
--- quantile_cont interpolates linearly, as numpy.percentile does.
+-- (percentile_low, percentile_high: sql/rates.sql).
 WITH point AS (
   SELECT eval, route, measure,
     count(*) AS n_paired_samples,
@@ -20,8 +20,8 @@ WITH point AS (
 bounds AS (
   SELECT eval, route, measure,
     count(*) AS resamples,
-    quantile_cont(delta, (1 - getvariable('interval_level')) / 2) AS ci_low,
-    quantile_cont(delta, 1 - (1 - getvariable('interval_level')) / 2) AS ci_high
+    percentile_low(delta) AS ci_low,
+    percentile_high(delta) AS ci_high
   FROM boot_tight_default
   GROUP BY ALL
 ),

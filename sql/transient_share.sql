@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per original class, and one pooled row (orig_class NULL)
 -- measure: Transient share (pre-registration §5 "Transient share": among control re-runs, the share that became an answer; §8 the control gives the rate of change without more room)
--- needs: reruns, replies, reply_classes, wilson
+-- needs: reruns, replies, reply_classes, rates
 --
 -- Control re-runs are non-answer replies re-run once at the same settings. "Became an answer": the
 -- re-run reply is a reply (reply_classes.is_reply: not error, not no_choices) and not a non-answer
@@ -29,8 +29,8 @@ per_sample AS (
 ),
 shares AS (
   SELECT *,
-    CASE WHEN k > 0 THEN k_answer / k END AS s_answer,
-    CASE WHEN k > 0 THEN k_same / k END AS s_same
+    rate(k_answer, k) AS s_answer,
+    rate(k_same, k) AS s_same
   FROM per_sample
 ),
 groups AS (
@@ -49,11 +49,11 @@ SELECT
   orig_class, pooled,
   n_samples, n_reruns, n_not_rerun,
   x_answer,
-  CASE WHEN n_samples > 0 THEN x_answer / n_samples END AS share_answer,
+  rate(x_answer, n_samples) AS share_answer,
   wilson_low(x_answer, n_samples) AS ci_low,
   wilson_high(x_answer, n_samples) AS ci_high,
   x_same_class,
-  CASE WHEN n_samples > 0 THEN x_same_class / n_samples END AS share_same_class,
+  rate(x_same_class, n_samples) AS share_same_class,
   getvariable('interval_level') AS level
 FROM groups
 ORDER BY pooled, orig_class

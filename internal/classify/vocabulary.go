@@ -1,5 +1,7 @@
 package classify
 
+import "slices"
+
 // Classes returns the reply classes in the seed's first-match order.
 func Classes() []string {
 	var out []string
@@ -31,6 +33,15 @@ func NonAnswerClasses() []string {
 // raised) and no_choices (the output has no choice) are not. A reply that is
 // neither a non-answer nor one of these is an answer.
 func IsReply(class string) bool { return class != Error && class != NoChoices }
+
+// ProviderRefusals are the classes in which the provider signalled a refusal
+// (a content filter, a refusal flag, an error text instead of an answer):
+// P3 gives them the eval's refusal outcome and D2 counts each as its own
+// refusal form.
+var ProviderRefusals = []string{Filtered, RefusalFlag, ErrorText}
+
+// IsProviderRefusal reports whether a class is one of ProviderRefusals.
+func IsProviderRefusal(class string) bool { return slices.Contains(ProviderRefusals, class) }
 
 // JudgeClasses are the judge-reply classes in PaperBench's order.
 func JudgeClasses() []string {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -117,6 +118,33 @@ type Thresholds struct {
 	D4PassRate         *float64 `yaml:"d4_pass_rate"`           // judge passes a non-answer more often than this
 	D4RepeatDisagree   *float64 `yaml:"d4_repeat_disagreement"` // repeats differ for more than this share
 	Interval           *float64 `yaml:"interval"`               // confidence level of intervals, e.g. 0.95
+}
+
+// ThresholdKeys are the keys of thresholds: in data/study.yaml, in the order
+// of Thresholds: its yaml tags, the one place they are written.
+func ThresholdKeys() []string {
+	ty := reflect.TypeFor[Thresholds]()
+	keys := make([]string, 0, ty.NumField())
+	for i := range ty.NumField() {
+		tag, _, _ := strings.Cut(ty.Field(i).Tag.Get("yaml"), ",")
+		keys = append(keys, tag)
+	}
+	return keys
+}
+
+// Value is the manifest's value for a thresholds: key, so a rule names its
+// threshold as data/study.yaml does.
+func (t Thresholds) Value(key string) (float64, error) {
+	v := reflect.ValueOf(t)
+	for i, k := range ThresholdKeys() {
+		if k == key {
+			if p, ok := v.Field(i).Interface().(*float64); ok && p != nil {
+				return *p, nil
+			}
+			return 0, fmt.Errorf("the manifest has no thresholds: %s", key)
+		}
+	}
+	return 0, fmt.Errorf("%s is not a manifest threshold (thresholds: %s)", key, strings.Join(ThresholdKeys(), ", "))
 }
 
 // Bootstrap settings; the same seed gives the same intervals.
@@ -282,13 +310,8 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 		}
 	}
 	t := m.Thresholds
-	for key, v := range map[string]*float64{
-		"d1a_raise_max_tokens": t.D1aRecommendRaise, "d1a_helper_unscored": t.D1aRecommendHelper,
-		"d1b_non_refusal": t.D1bNonRefusal, "d2_form_disagreement": t.D2FormDisagreement,
-		"d3_min_delta_pp": t.D3MinDeltaPP, "d4_pass_rate": t.D4PassRate,
-		"d4_repeat_disagreement": t.D4RepeatDisagree, "interval": t.Interval,
-	} {
-		if v == nil {
+	for _, key := range ThresholdKeys() {
+		if _, err := t.Value(key); err != nil {
 			return &Error{File: m.Path, Line: lineOf(doc, "thresholds"), Msg: "thresholds: " + key + " is missing (every threshold of D1-D4 is declared here, never in code)"}
 		}
 	}

@@ -48,3 +48,72 @@ func Query(ctx context.Context, dataDir string, p Params, names []string, fn fun
 	}
 	return fn(conn)
 }
+
+// Queries is the embedded suite's query files (kind: query), for a stage
+// that runs them on its own connection.
+type Queries struct{ suite *Suite }
+
+// LoadQueries loads the embedded suite, validated as analyze loads it.
+func LoadQueries() (*Queries, error) {
+	suite, err := LoadSuite(sqlfiles.FS)
+	if err != nil {
+		return nil, err
+	}
+	return &Queries{suite: suite}, nil
+}
+
+// Prepare sets the run's variables on q (interval_level from p.Level) and
+// creates the macros the query files name in their needs (sql/rates.sql,
+// sql/score_values.sql). q must hold one connection: variables are per
+// connection.
+func (qs *Queries) Prepare(ctx context.Context, q querier, p Params) error {
+	if err := setVariables(ctx, q, p); err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, st := range qs.suite.queries {
+		for _, n := range st.Needs {
+			want[n] = true
+		}
+	}
+	for _, st := range qs.suite.Steps {
+		if st.Kind == KindMacro && want[st.Output] {
+			if _, err := q.ExecContext(ctx, st.Body); err != nil {
+				return fmt.Errorf("%s: %w", st.where(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// SQL returns the query file name with its holes filled.
+func (qs *Queries) SQL(name string, holes map[string]string) (string, error) {
+	st, ok := qs.suite.Query(name)
+	if !ok {
+		return "", fmt.Errorf("sql: no query file %s.sql", name)
+	}
+	return st.Fill(holes)
+}
+
+// Rows runs the query file name and checks that it returns the columns its
+// header names before the caller scans a row.
+func (qs *Queries) Rows(ctx context.Context, q querier, name string, holes map[string]string, args ...any) (*sql.Rows, error) {
+	text, err := qs.SQL(name, holes)
+	if err != nil {
+		return nil, err
+	}
+	st, _ := qs.suite.Query(name)
+	rows, err := q.QueryContext(ctx, text, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.where(), err)
+	}
+	cols, err := rows.Columns()
+	if err == nil {
+		err = st.CheckColumns(cols)
+	}
+	if err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return rows, nil
+}

@@ -91,7 +91,14 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string]bool) (*runner, error) {
-	r := &runner{conn: conn, params: p, present: present, results: map[string]*Result{}}
+	if err := setVariables(ctx, conn, p); err != nil {
+		return nil, err
+	}
+	return &runner{conn: conn, params: p, present: present, results: map[string]*Result{}}, nil
+}
+
+// setVariables sets the run's Variables on the connection.
+func setVariables(ctx context.Context, q querier, p Params) error {
 	perClass := p.ExamplesPerClass
 	if perClass == 0 {
 		perClass = DefaultExamplesPerClass
@@ -106,11 +113,11 @@ func newRunner(ctx context.Context, conn *sql.Conn, p Params, present map[string
 		{"examples_seed", strconv.FormatUint(p.ExamplesSeed, 10) + "::UBIGINT"},
 		{"examples_per_class", strconv.Itoa(perClass) + "::BIGINT"},
 	} {
-		if _, err := conn.ExecContext(ctx, "SET VARIABLE "+v.name+" = "+v.value); err != nil {
-			return nil, err
+		if _, err := q.ExecContext(ctx, "SET VARIABLE "+v.name+" = "+v.value); err != nil {
+			return err
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // missing lists the source tables a step needs, directly or through the

@@ -92,7 +92,7 @@ func TestWilsonMatchesStatsmodels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.run(ctx, s.Closure("wilson")); err != nil {
+		if err := r.run(ctx, s.Closure("rates")); err != nil {
 			t.Fatal(err)
 		}
 		for i, c := range cases {

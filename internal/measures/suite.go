@@ -3,8 +3,10 @@ package measures
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +19,12 @@ const (
 	KindView   = "view"   // a view other steps read
 	KindTable  = "table"  // an intermediate table, built once, not written
 	KindOutput = "output" // a table written to the dataset as Parquet, with a contract
+	// KindQuery is a query another stage runs on its own connection (rescore's
+	// headlines, check's invariants), never a step of analyze: its header
+	// names the columns it returns (the stage checks them before reading a
+	// row), the tables the stage creates for it (given) and the holes the
+	// stage fills with the manifest's SQL expressions ({{name}}).
+	KindQuery = "query"
 )
 
 // RunsTable is the table every analyze run writes last: one row per output,
@@ -33,7 +41,7 @@ var Variables = []string{"interval_level", "interval_z", "bootstrap_seed", "boot
 //	-- kind: output
 //	-- grain: one row per eval × route × arm × class
 //	-- measure: Class rates (pre-registration §5 ...)
-//	-- needs: study_replies, reply_classes, wilson
+//	-- needs: study_replies, reply_classes, rates
 //	-- optional: log_assignments
 //
 // The header is the file's first block of "-- key: value" lines; it ends at
@@ -48,6 +56,11 @@ type Header struct {
 	Measure  string
 	Needs    []string
 	Optional []string
+	// Queries only: the columns the query returns, in order; the tables the
+	// running stage creates before running it; the {{holes}} it fills.
+	Columns []string
+	Given   []string
+	Holes   []string
 }
 
 // Step is one node of the suite: a .sql file, or a table the stage builds in
@@ -64,6 +77,7 @@ type Suite struct {
 	Steps     []*Step
 	Contracts map[string]*Contract // by output, RunsTable included
 	byName    map[string]*Step
+	queries   map[string]*Step
 }
 
 var (
@@ -103,8 +117,14 @@ func ParseHeader(file, text string) (Header, string, error) {
 			h.Needs = splitList(val)
 		case "optional":
 			h.Optional = splitList(val)
+		case "columns":
+			h.Columns = splitList(val)
+		case "given":
+			h.Given = splitList(val)
+		case "holes":
+			h.Holes = splitList(val)
 		default:
-			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional)", i+1, key)
+			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional; for a query also columns, given, holes)", i+1, key)
 		}
 	}
 	if i == 0 {
@@ -117,8 +137,15 @@ func ParseHeader(file, text string) (Header, string, error) {
 	}
 	switch h.Kind {
 	case KindMacro, KindView, KindTable, KindOutput:
+		if len(h.Columns)+len(h.Given)+len(h.Holes) > 0 {
+			return h, "", fmt.Errorf("header: columns, given and holes are keys of a query, not of a %s", h.Kind)
+		}
+	case KindQuery:
+		if len(h.Columns) == 0 {
+			return h, "", fmt.Errorf("header: a query names the columns it returns (-- columns: a, b, ...)")
+		}
 	default:
-		return h, "", fmt.Errorf("header: kind %q: kinds are macro, view, table, output", h.Kind)
+		return h, "", fmt.Errorf("header: kind %q: kinds are macro, view, table, output, query", h.Kind)
 	}
 	if h.Kind != KindMacro && h.Grain == "" {
 		return h, "", fmt.Errorf("header: no grain (\"one row per ...\")")
@@ -220,7 +247,7 @@ func LoadSuite(fsys fs.FS) (*Suite, error) {
 		return nil, fmt.Errorf("sql: no .sql files")
 	}
 	sort.Strings(files)
-	s := &Suite{byName: map[string]*Step{}, Contracts: map[string]*Contract{}}
+	s := &Suite{byName: map[string]*Step{}, queries: map[string]*Step{}, Contracts: map[string]*Contract{}}
 	var errs []string
 	fail := func(where string, err error) { errs = append(errs, fmt.Sprintf("%s: %v", where, err)) }
 	known := map[string]bool{}
@@ -250,6 +277,10 @@ func LoadSuite(fsys fs.FS) (*Suite, error) {
 			if !known[m[1]] {
 				fail("sql/"+f, fmt.Errorf("getvariable(%q): the stage sets only %s", m[1], strings.Join(Variables, ", ")))
 			}
+		}
+		if h.Kind == KindQuery {
+			s.addQuery(&Step{Header: h, Body: query}, fail)
+			continue
 		}
 		s.add(&Step{Header: h, Body: query}, fail)
 	}
@@ -294,6 +325,66 @@ func (s *Suite) add(st *Step, fail func(string, error)) {
 	s.Steps = append(s.Steps, st)
 }
 
+// holeRe is a hole of a query: {{name}}.
+var holeRe = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+
+func (s *Suite) addQuery(st *Step, fail func(string, error)) {
+	where := st.where()
+	if !nameRe.MatchString(st.Output) {
+		fail(where, fmt.Errorf("output %q must be a lower-case identifier", st.Output))
+		return
+	}
+	declared := map[string]bool{}
+	for _, h := range st.Holes {
+		declared[h] = true
+	}
+	used := map[string]bool{}
+	for _, m := range holeRe.FindAllStringSubmatch(st.Body, -1) {
+		if !declared[m[1]] {
+			fail(where, fmt.Errorf("hole {{%s}} is not declared in the header's holes", m[1]))
+		}
+		used[m[1]] = true
+	}
+	for _, h := range st.Holes {
+		if !used[h] {
+			fail(where, fmt.Errorf("header: hole %q is never used", h))
+		}
+	}
+	s.queries[st.Output] = st
+}
+
+// Query returns the query file named name (kind: query).
+func (s *Suite) Query(name string) (*Step, bool) {
+	st, ok := s.queries[name]
+	return st, ok
+}
+
+// Fill returns a query's SQL with its holes filled; every hole must be given.
+func (st *Step) Fill(holes map[string]string) (string, error) {
+	for _, h := range st.Holes {
+		if _, ok := holes[h]; !ok {
+			return "", fmt.Errorf("%s: hole {{%s}} not filled", st.where(), h)
+		}
+	}
+	for h := range holes {
+		if !slices.Contains(st.Holes, h) {
+			return "", fmt.Errorf("%s: no hole {{%s}}", st.where(), h)
+		}
+	}
+	return holeRe.ReplaceAllStringFunc(st.Body, func(m string) string {
+		return holes[holeRe.FindStringSubmatch(m)[1]]
+	}), nil
+}
+
+// CheckColumns verifies that a query's result has the columns its header
+// names, in order: the contract of what the stage scans.
+func (st *Step) CheckColumns(got []string) error {
+	if !slices.Equal(got, st.Columns) {
+		return fmt.Errorf("%s returns columns %s; its header says %s", st.where(), strings.Join(got, ", "), strings.Join(st.Columns, ", "))
+	}
+	return nil
+}
+
 // read reports whether some step reads name.
 func (s *Suite) read(name string) bool {
 	for _, st := range s.Steps {
@@ -309,12 +400,19 @@ func (s *Suite) read(name string) bool {
 // checkNames verifies that every input a step names is a declared table of
 // schema/ or another step.
 func (s *Suite) checkNames(fail func(string, error)) {
-	for _, st := range s.Steps {
+	all := append([]*Step{}, s.Steps...)
+	for _, name := range slices.Sorted(maps.Keys(s.queries)) {
+		all = append(all, s.queries[name])
+	}
+	for _, st := range all {
 		for _, n := range append(append([]string{}, st.Needs...), st.Optional...) {
 			if _, ok := schema.Lookup(n); ok {
 				continue
 			}
-			if _, ok := s.byName[n]; ok {
+			if dep, ok := s.byName[n]; ok {
+				if st.Kind == KindQuery && dep.Kind != KindMacro {
+					fail(st.where(), fmt.Errorf("header: a query reads the dataset's tables, its given tables and macros; %q is a %s of analyze", n, dep.Kind))
+				}
 				continue
 			}
 			fail(st.where(), fmt.Errorf("header: %q is neither a table of schema/ nor an output of another file", n))

@@ -48,8 +48,14 @@ func TestEmbeddedSQLIsValid(t *testing.T) {
 	}
 	files, _ := fs.Glob(sqlfiles.FS, "*.sql")
 	for _, f := range files {
-		if _, ok := s.Step(strings.TrimSuffix(f, ".sql")); !ok {
-			t.Errorf("sql/%s is not a step", f)
+		name := strings.TrimSuffix(f, ".sql")
+		_, step := s.Step(name)
+		q, query := s.Query(name)
+		if step == query {
+			t.Errorf("sql/%s is not a step or a query", f)
+		}
+		if query && (!strings.Contains(q.Measure, "pre-registration") || !strings.HasPrefix(q.Grain, "one row per ")) {
+			t.Errorf("sql/%s: a query's header cites the pre-registration and says \"one row per ...\": %q, %q", f, q.Measure, q.Grain)
 		}
 	}
 	for name, c := range s.Contracts {
@@ -162,6 +168,11 @@ func TestSuiteValidation(t *testing.T) {
 		{"contract grain differs", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "one row per eval", "one row per eval × route", 1))}}, "differs from sql/a.sql's header grain"},
 		{"contract without a file", fstest.MapFS{"z.yml": {Data: []byte(contract("z"))}}, `a contract for "z", which no .sql file outputs`},
 		{"contract key not a column", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "key: [eval]", "key: [route]", 1))}}, `key column "route" is not a column`},
+		{"a query without columns", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
+		{"a query hole not declared", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
+		{"a query hole never used", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
+		{"a query reading an analyze step", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")}}, `"a" is a output of analyze`},
+		{"columns on an output", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "-- kind: output\n-- columns: eval\n", 1))}}, "keys of a query"},
 		{"cycle", fstest.MapFS{
 			"a.sql": {Data: []byte(good("a", "b"))},
 			"b.sql": {Data: []byte(good("b", "a"))}, "b.yml": {Data: []byte(contract("b"))},
@@ -232,5 +243,40 @@ func TestSQLNamesOnlyVocabularyValues(t *testing.T) {
 	}
 	if named < 10 {
 		t.Errorf("only %d vocabulary values found in sql/: the pattern no longer reads the files", named)
+	}
+}
+
+// A query file is filled and checked as the stage that runs it uses it:
+// every hole filled, no unknown hole, the result's columns as its header
+// names them.
+func TestQueryFiles(t *testing.T) {
+	s := loadSuite(t)
+	for _, name := range []string{"headline_cells", "p0_recomputed", "headline_boot_samples"} {
+		if _, ok := s.Query(name); !ok {
+			t.Fatalf("no query %s in the embedded suite", name)
+		}
+		if _, ok := s.Step(name); ok {
+			t.Errorf("query %s is also a step of analyze", name)
+		}
+	}
+	q, _ := s.Query("p0_recomputed")
+	holes := map[string]string{"components": "1 AS c", "averages": "avg(c) AS c", "scored_when": "c IS NOT NULL", "formula": "avg(c)"}
+	text, err := q.Fill(holes)
+	if err != nil || strings.Contains(text, "{{") || !strings.Contains(text, "SELECT log_id, policy, sample_id, 1 AS c") {
+		t.Errorf("Fill: %v\n%s", err, text)
+	}
+	delete(holes, "formula")
+	if _, err := q.Fill(holes); err == nil || !strings.Contains(err.Error(), "hole {{formula}} not filled") {
+		t.Errorf("Fill without formula: %v", err)
+	}
+	holes["formula"], holes["extra"] = "avg(c)", "x"
+	if _, err := q.Fill(holes); err == nil || !strings.Contains(err.Error(), "no hole {{extra}}") {
+		t.Errorf("Fill with an unknown hole: %v", err)
+	}
+	if err := q.CheckColumns([]string{"log_id", "path", "results", "value"}); err != nil {
+		t.Error(err)
+	}
+	if err := q.CheckColumns([]string{"log_id", "path", "value"}); err == nil || !strings.Contains(err.Error(), "its header says log_id, path, results, value") {
+		t.Errorf("CheckColumns on other columns: %v", err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -328,19 +327,13 @@ func (res result) decision(th manifest.Thresholds) schema.Decision {
 	return dec
 }
 
-// threshold is the manifest's value for a thresholds: key (its yaml tag), so
-// a rule names its threshold as data/study.yaml does.
+// threshold is the manifest's value for a thresholds: key (manifest.Thresholds.Value).
 func threshold(t manifest.Thresholds, key string) (float64, error) {
-	v := reflect.ValueOf(t)
-	for i := 0; i < v.NumField(); i++ {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == key {
-			if p, ok := v.Field(i).Interface().(*float64); ok && p != nil {
-				return *p, nil
-			}
-			return 0, fmt.Errorf("decide: the manifest has no thresholds: %s", key)
-		}
+	v, err := t.Value(key)
+	if err != nil {
+		return 0, fmt.Errorf("decide: %w", err)
 	}
-	return 0, fmt.Errorf("decide: %s is not a manifest threshold", key)
+	return v, nil
 }
 
 // cells runs a test's query; a test whose table is missing has no cells.

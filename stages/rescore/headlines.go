@@ -17,36 +17,24 @@ import (
 	"empties/internal/duck"
 	"empties/internal/evallog"
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/schema"
 )
 
-// reducedSQL is the per-sample view of one eval's policy scores: each
-// component evaluated on every score row (NULL when the row is unscored or
-// the component is NaN), then averaged over a sample's epochs, as
-// inspect_ai's default mean reducer does. group lists the columns that,
-// with sample_id, identify a sample.
-func reducedSQL(p *manifest.Profile, group string, partAOnly bool) string {
-	comps := componentColumns(p)
+// profileHoles fills the holes of headline_cells and p0_recomputed with an
+// eval profile's SQL: each component evaluated on a score row, its mean
+// over a sample's epochs, the scored_when predicate and the headline formula.
+func profileHoles(p *manifest.Profile) map[string]string {
 	var avgs []string
 	for _, c := range p.ComponentNames() {
 		avgs = append(avgs, fmt.Sprintf("avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
 	}
-	return fmt.Sprintf(`comps AS (
-  SELECT %[1]s, sample_id, %[2]s FROM policy_scores WHERE eval = $eval %[5]s
-), reduced AS (
-  SELECT %[1]s, sample_id, %[3]s FROM comps GROUP BY %[1]s, sample_id
-), scored AS (
-  SELECT * FROM reduced WHERE coalesce((%[4]s), false)
-)`, group, strings.Join(comps, ", "), strings.Join(avgs, ", "), p.ScoredWhen(), partFilter(partAOnly))
-}
-
-// partFilter keeps Part A logs: Part C replays are judge tests, not replies
-// of the model under test, and have no place in a headline.
-func partFilter(partAOnly bool) string {
-	if !partAOnly {
-		return ""
+	return map[string]string{
+		"components":  strings.Join(componentColumns(p), ", "),
+		"averages":    strings.Join(avgs, ", "),
+		"scored_when": p.ScoredWhen(),
+		"formula":     p.Headline.Formula,
 	}
-	return "AND log_id IN (SELECT log_id FROM log_assignments WHERE part = 'A')"
 }
 
 // componentColumns evaluates a profile's components on one score row: NULL
@@ -88,22 +76,26 @@ func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manif
 	if _, err := duck.CreateViews(ctx, db, merged, duck.ReaderViews); err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, "CREATE MACRO nan_null(x) AS CASE WHEN isnan(x) THEN NULL ELSE x END"); err != nil {
+	queries, err := measures.LoadQueries()
+	if err != nil {
+		return nil, err
+	}
+	if err := queries.Prepare(ctx, db, measures.ParamsFrom(m)); err != nil {
 		return nil, err
 	}
 	level := *m.Thresholds.Interval
 	d := &derived{}
 	for _, name := range m.EvalNames {
 		p := m.Profiles[name]
-		if err := fillBoot(ctx, db, connector, m, name); err != nil {
+		if err := fillBoot(ctx, db, queries, m, name); err != nil {
 			return nil, err
 		}
-		h, err := evalHeadlines(ctx, db, m, p, level)
+		h, err := evalHeadlines(ctx, db, queries, m, p, level)
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
 		}
 		d.heads = append(d.heads, h...)
-		c, err := p0Checks(ctx, db, p)
+		c, err := p0Checks(ctx, db, queries, p)
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): %w", name, p.File, err)
 		}
@@ -122,11 +114,11 @@ func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manif
 // eval × route × arm, R resamples of its samples with replacement, from a
 // PCG stream seeded by the manifest seed and the cell. Every policy of a cell
 // uses the same draws, so policy differences are paired.
-func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *manifest.Manifest, eval string) error {
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE __boot (__route VARCHAR, __arm VARCHAR, __resample INTEGER, __sample_id VARCHAR)"); err != nil {
+func fillBoot(ctx context.Context, db *sql.DB, queries *measures.Queries, m *manifest.Manifest, eval string) error {
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE headline_boot (route VARCHAR, arm VARCHAR, resample INTEGER, sample_id VARCHAR)"); err != nil {
 		return err
 	}
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT route, arm, sample_id FROM policy_scores WHERE eval = ? "+partFilter(true)+" ORDER BY route, arm, sample_id", eval)
+	rows, err := queries.Rows(ctx, db, "headline_boot_samples", nil, sql.Named("eval", eval))
 	if err != nil {
 		return err
 	}
@@ -151,7 +143,7 @@ func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *m
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "__boot")
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "headline_boot")
 		if err != nil {
 			return err
 		}
@@ -173,34 +165,8 @@ func fillBoot(ctx context.Context, db *sql.DB, connector *duckdb.Connector, m *m
 	})
 }
 
-func evalHeadlines(ctx context.Context, db *sql.DB, m *manifest.Manifest, p *manifest.Profile, level float64) ([]schema.Headline, error) {
-	cte := reducedSQL(p, "route, arm, policy", true)
-	q := fmt.Sprintf(`WITH %s,
-cells AS (SELECT route, arm, policy, count(*) AS n_samples FROM reduced GROUP BY ALL),
-point AS (SELECT route, arm, policy, count(*) AS n_scored, (%s)::DOUBLE AS value FROM scored GROUP BY ALL),
-needs AS (SELECT route, arm, policy, count(DISTINCT sample_id) AS n FROM policy_scores WHERE eval = $eval AND needs_judge %s GROUP BY ALL),
-resampled AS (
-  SELECT scored.*, __resample FROM __boot JOIN scored ON route = __route AND arm = __arm AND sample_id = __sample_id
-),
-bs AS (
-  SELECT route, arm, policy, __resample, (%s)::DOUBLE AS value FROM resampled GROUP BY route, arm, policy, __resample
-),
-ci AS (
-  SELECT route, arm, policy, quantile_cont(value, $lo) AS lo, quantile_cont(value, $hi) AS hi
-  FROM bs WHERE NOT isnan(value) GROUP BY ALL
-),
-paired AS (
-  SELECT b.route, b.arm, b.policy, quantile_cont(b.value - b0.value, $lo) AS dlo, quantile_cont(b.value - b0.value, $hi) AS dhi
-  FROM bs b JOIN bs b0 ON b0.route = b.route AND b0.arm = b.arm AND b0.__resample = b.__resample AND b0.policy = 'P0'
-  WHERE NOT isnan(b.value) AND NOT isnan(b0.value) GROUP BY ALL
-),
-p0 AS (SELECT route, arm, value AS v0 FROM point WHERE policy = 'P0')
-SELECT c.route, c.arm, c.policy, c.n_samples, coalesce(p.n_scored, 0), p.value, ci.lo, ci.hi, coalesce(needs.n, 0),
-  p.value - p0.v0, paired.dlo, paired.dhi
-FROM cells c LEFT JOIN point p USING (route, arm, policy) LEFT JOIN ci USING (route, arm, policy)
-LEFT JOIN needs USING (route, arm, policy) LEFT JOIN p0 USING (route, arm) LEFT JOIN paired USING (route, arm, policy)
-ORDER BY c.route, c.arm, c.policy`, cte, p.Headline.Formula, partFilter(true), p.Headline.Formula)
-	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name), sql.Named("lo", (1-level)/2), sql.Named("hi", 1-(1-level)/2))
+func evalHeadlines(ctx context.Context, db *sql.DB, queries *measures.Queries, m *manifest.Manifest, p *manifest.Profile, level float64) ([]schema.Headline, error) {
+	rows, err := queries.Rows(ctx, db, "headline_cells", profileHoles(p), sql.Named("eval", p.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -241,14 +207,8 @@ func nullable(v sql.NullFloat64) *float64 {
 }
 
 // p0Checks recomputes P0 per log and compares it with the stored metric.
-func p0Checks(ctx context.Context, db *sql.DB, p *manifest.Profile) ([]schema.P0Check, error) {
-	cte := reducedSQL(p, "log_id, policy", false)
-	q := fmt.Sprintf(`WITH %s,
-logs_p0 AS (SELECT DISTINCT log_id FROM reduced WHERE policy = 'P0'),
-point AS (SELECT log_id, (%s)::DOUBLE AS value FROM scored WHERE policy = 'P0' GROUP BY ALL)
-SELECT l.log_id, lg.path, lg.results::VARCHAR, p.value
-FROM logs_p0 l JOIN logs lg USING (log_id) LEFT JOIN point p USING (log_id) ORDER BY lg.path`, cte, p.Headline.Formula)
-	rows, err := db.QueryContext(ctx, q, sql.Named("eval", p.Name))
+func p0Checks(ctx context.Context, db *sql.DB, queries *measures.Queries, p *manifest.Profile) ([]schema.P0Check, error) {
+	rows, err := queries.Rows(ctx, db, "p0_recomputed", profileHoles(p), sql.Named("eval", p.Name))
 	if err != nil {
 		return nil, err
 	}

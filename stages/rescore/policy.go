@@ -110,10 +110,10 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 	case vocab.P2:
 		return assign("NaN", ReasonNonAnswer)
 	}
-	switch r.Class { // P3
-	case classify.TruncatedEmpty:
+	switch { // P3
+	case r.Class == classify.TruncatedEmpty:
 		return assign("NaN", ReasonMaxTokens)
-	case classify.Filtered, classify.RefusalFlag, classify.ErrorText:
+	case classify.IsProviderRefusal(r.Class):
 		if p.Kind == "refusal" {
 			return assign(p.Values.Refusal, ReasonProviderRefusal)
 		}

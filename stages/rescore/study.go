@@ -111,8 +111,7 @@ ORDER BY __route, __arm, __sample_id, __epoch, __log_id`, strings.Join(component
 // provider signalled the refusal, "text" for an answer the eval's scorer
 // counts as a refusal, else "none".
 func form(class string, refused *bool) string {
-	switch class {
-	case classify.Filtered, classify.RefusalFlag, classify.ErrorText:
+	if classify.IsProviderRefusal(class) {
 		return class
 	}
 	if refused != nil && *refused && (class == classify.Answer || class == classify.TruncatedText) {

@@ -1,0 +1,52 @@
+-- output: rates
+-- kind: macro
+-- measure: the study's statistics, written once (pre-registration §6 "Rates have Wilson intervals over samples"; "bootstrap intervals over samples"): the sample as the unit (design.md, "Rulings: epochs and re-runs"), a rate, its Wilson interval with the arithmetic of statsmodels' proportion_confint(x, n, alpha, method="wilson") for a possibly fractional x, and the percentile interval of a bootstrap distribution as numpy.percentile computes it
+-- needs:
+--
+-- Every measure writes its rates with these macros; none divides or sums weights by hand.
+--
+-- The sample as the unit. sample_weight(sample_key) is a reply's weight, 1 / (the replies of its
+-- sample), the key being the row (cell columns..., sample_id) that names a sample within a cell:
+-- written as `sample_weight((eval, route, sample_id)) AS sample_weight`, it is a window over the
+-- rows of the query. sample_share(sample_weight, condition) sums the weights of the replies that
+-- meet condition: the number of samples, each counted by the share of its replies that do (0 when
+-- none does), which is a rate's x; a measure that first reduces each sample to one row takes the
+-- sample's share as rate(k_meeting, k_replies) and sums it.
+--
+-- rate(x, n) is x / n, NULL when n = 0 (no samples, no rate).
+--
+-- interval_z is the normal quantile of the run's interval level (manifest thresholds.interval), set
+-- by the analyze stage. Both Wilson ends are NULL when n = 0 (no samples, no interval), and are
+-- clamped to [0, 1] so rounding never puts an end a hair outside it (statsmodels' ends at x = 0
+-- and x = n are exactly 0 and 1).
+--
+-- percentile_low(x) and percentile_high(x) are aggregates: the two ends of the percentile interval
+-- at the run's interval level (interval_level) over the bootstrap resamples' values x;
+-- quantile_cont interpolates linearly, as numpy.percentile does.
+CREATE OR REPLACE MACRO sample_weight(sample_key) AS
+  1.0::DOUBLE / count(*) OVER (PARTITION BY sample_key);
+
+CREATE OR REPLACE MACRO sample_share(weight, condition) AS
+  coalesce(sum(weight) FILTER (WHERE condition), 0);
+
+CREATE OR REPLACE MACRO rate(x, n) AS
+  CASE WHEN n > 0 THEN x / n END;
+
+CREATE OR REPLACE MACRO wilson_center(x, n) AS
+  (x / n + getvariable('interval_z') ^ 2 / (2 * n)) / (1 + getvariable('interval_z') ^ 2 / n);
+
+CREATE OR REPLACE MACRO wilson_dist(x, n) AS
+  getvariable('interval_z') * sqrt(greatest((x / n) * (1 - x / n) / n + getvariable('interval_z') ^ 2 / (4 * n ^ 2), 0))
+  / (1 + getvariable('interval_z') ^ 2 / n);
+
+CREATE OR REPLACE MACRO wilson_low(x, n) AS
+  CASE WHEN n > 0 THEN greatest(wilson_center(x, n) - wilson_dist(x, n), 0.0) END;
+
+CREATE OR REPLACE MACRO wilson_high(x, n) AS
+  CASE WHEN n > 0 THEN least(wilson_center(x, n) + wilson_dist(x, n), 1.0) END;
+
+CREATE OR REPLACE MACRO percentile_low(x) AS
+  quantile_cont(x, (1 - getvariable('interval_level')) / 2);
+
+CREATE OR REPLACE MACRO percentile_high(x) AS
+  quantile_cont(x, 1 - (1 - getvariable('interval_level')) / 2);
