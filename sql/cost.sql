@@ -2,7 +2,7 @@
 -- kind: output
 -- grain: one row per part × route × arm × role × call model
 -- measure: Cost per route and part (pre-registration §5 "Cost, per route and part"; §9 budget; design.md ruling: split by part, route and role, cache reads at their price)
--- needs: priced_calls
+-- needs: priced_calls, rates
 --
 -- route is the route of the log the call belongs to (the model under test's route, also for its
 -- judges); role is model_calls.kind (model_under_test, judge, other). cost_usd sums the priced
@@ -18,7 +18,7 @@ SELECT
   sum(cache_write_tokens)::BIGINT AS cache_write_tokens,
   sum(output_tokens)::BIGINT AS output_tokens,
   sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
-  sum(cost_usd) AS cost_usd
+  exact_sum(cost_usd) AS cost_usd
 FROM priced_calls
 GROUP BY ALL
 ORDER BY part, route, arm, role, call_model

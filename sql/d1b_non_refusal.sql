@@ -40,9 +40,9 @@ cells AS (
     count(*) FILTER (WHERE k > 0) AS n_samples,
     sum(k)::BIGINT AS n_reruns,
     sum(k_not_rerun)::BIGINT AS n_not_rerun,
-    coalesce(sum(s_non_refusal), 0) AS x_non_refusal,
-    coalesce(sum(s_refused), 0) AS x_refused,
-    coalesce(sum(s_unknown), 0) AS x_unknown
+    coalesce(exact_sum(s_non_refusal), 0) AS x_non_refusal,
+    coalesce(exact_sum(s_refused), 0) AS x_refused,
+    coalesce(exact_sum(s_unknown), 0) AS x_unknown
   FROM shares
   GROUP BY GROUPING SETS ((eval, route), (eval))
 )

@@ -54,10 +54,10 @@ cells AS (
     model, route_a, route_b, eval, grouping(eval) = 1 AS pooled,
     count(*) AS n_paired_samples,
     count(*) FILTER (WHERE k_either > 0) AS n_either_refused,
-    coalesce(sum(s_differ), 0) AS x_forms_differ,
-    coalesce(sum(s_both_refused), 0) AS x_both_refused,
+    coalesce(exact_sum(s_differ), 0) AS x_forms_differ,
+    coalesce(exact_sum(s_both_refused), 0) AS x_both_refused,
     count(*) FILTER (WHERE k_both > 0) AS n_both_refused,
-    coalesce(sum(s_both_differ), 0) AS x_forms_differ_both
+    coalesce(exact_sum(s_both_differ), 0) AS x_forms_differ_both
   FROM shares
   GROUP BY GROUPING SETS ((model, route_a, route_b, eval), (model, route_a, route_b))
 )

@@ -36,7 +36,7 @@ judges AS (
     sum(k)::BIGINT AS n_verdicts,
     sum(k_unusable)::BIGINT AS n_unusable_judge_replies,
     count(*) FILTER (WHERE k_scored > 0) AS n_scored_cases,
-    coalesce(sum(s_passed), 0) AS x_passed,
+    coalesce(exact_sum(s_passed), 0) AS x_passed,
     count(*) FILTER (WHERE repeated) AS n_repeated_cases,
     count(*) FILTER (WHERE disagree) AS n_disagreeing_cases,
     min(t_min) AS temperature_min,

@@ -20,7 +20,7 @@ verdicts AS (
     eval, judge_model, form, verdict_json::VARCHAR AS verdict, -- its JSON text
     count(*) AS n_verdicts,
     count(*) FILTER (WHERE passed) AS n_passed,
-    sum(case_weight) AS x_cases
+    exact_sum(case_weight) AS x_cases
   FROM weighted
   GROUP BY ALL
 )

@@ -14,7 +14,7 @@ WITH p3 AS (
   WHERE policy = 'P3'
 ),
 judged AS (
-  SELECT v.log_id, v.sample_id, v.epoch, count(*) AS judge_calls, sum(pc.cost_usd) AS judge_cost_usd
+  SELECT v.log_id, v.sample_id, v.epoch, count(*) AS judge_calls, exact_sum(pc.cost_usd) AS judge_cost_usd
   FROM judge_verdicts v
   LEFT JOIN priced_calls pc USING (log_id, sample_id, epoch, call_index)
   GROUP BY ALL
@@ -32,8 +32,8 @@ SELECT
   sum(judge_calls)::BIGINT AS judge_calls,
   coalesce(sum(judge_calls) FILTER (WHERE rerouted), 0)::BIGINT AS judge_calls_saved,
   rate(coalesce(sum(judge_calls) FILTER (WHERE rerouted), 0), sum(judge_calls)) AS share_calls_saved,
-  sum(judge_cost_usd) AS judge_cost_usd,
-  sum(judge_cost_usd) FILTER (WHERE rerouted) AS judge_cost_saved_usd
+  exact_sum(judge_cost_usd) AS judge_cost_usd,
+  exact_sum(CASE WHEN rerouted THEN judge_cost_usd END) AS judge_cost_saved_usd
 FROM per_reply
 GROUP BY ALL
 ORDER BY eval, route, arm

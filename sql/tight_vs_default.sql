@@ -11,9 +11,9 @@
 WITH point AS (
   SELECT eval, route, measure,
     count(*) AS n_paired_samples,
-    avg(default_value) AS default_rate,
-    avg(tight_value) AS tight_rate,
-    avg(delta) AS delta
+    exact_avg(default_value) AS default_rate,
+    exact_avg(tight_value) AS tight_rate,
+    exact_avg(delta) AS delta
   FROM tight_vs_default_samples
   GROUP BY ALL
 ),

@@ -39,8 +39,8 @@ groups AS (
     count(*) FILTER (WHERE k > 0) AS n_samples,
     sum(k)::BIGINT AS n_reruns,
     sum(k_not_rerun)::BIGINT AS n_not_rerun,
-    coalesce(sum(s_answer), 0) AS x_answer,
-    coalesce(sum(s_same), 0) AS x_same_class
+    coalesce(exact_sum(s_answer), 0) AS x_answer,
+    coalesce(exact_sum(s_same), 0) AS x_same_class
   FROM shares
   GROUP BY GROUPING SETS ((orig_class), ())
   HAVING count(*) > 0

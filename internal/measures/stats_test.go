@@ -218,3 +218,46 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 		}
 	}
 }
+
+// exact_sum and exact_avg give the same double whatever order the rows are
+// added in, where a sum of doubles does not (0.1 + 0.2 + 0.3 is
+// 0.6000000000000001, 0.3 + 0.2 + 0.1 is 0.6): DuckDB's threads add a
+// group's rows in no fixed order, and two runs of one build gave shares
+// that differed in their last bits and swapped tied rows in the report.
+func TestExactSumIsOrderFree(t *testing.T) {
+	ctx := context.Background()
+	conn := testDB(t)
+	r, err := newRunner(ctx, conn, testParams, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.run(ctx, loadSuite(t).Closure("rates")); err != nil {
+		t.Fatal(err)
+	}
+	orders := []string{"(0.1), (0.2), (0.3)", "(0.3), (0.2), (0.1)", "(0.2), (0.3), (0.1)"}
+	var plain, avgs []float64
+	for _, o := range orders {
+		var s, a, p float64
+		// ORDER BY inside the aggregate fixes the order the rows are added in.
+		q := "SELECT exact_sum(x), exact_avg(x), sum(x ORDER BY i) FROM (SELECT x::DOUBLE AS x, row_number() OVER () AS i FROM (VALUES " + o + ") v(x))"
+		if err := conn.QueryRowContext(ctx, q).Scan(&s, &a, &p); err != nil {
+			t.Fatal(err)
+		}
+		if s != 0.6 {
+			t.Errorf("rows %s: exact_sum %.17g, want 0.6", o, s)
+		}
+		plain, avgs = append(plain, p), append(avgs, a)
+	}
+	if avgs[0] != avgs[1] || avgs[0] != avgs[2] {
+		t.Errorf("exact_avg by order: %.17g", avgs)
+	}
+	// A sample's three replies weigh 1/3 each: their share is 1, a tie
+	// with every other sample whose replies all count.
+	var third float64
+	if err := conn.QueryRowContext(ctx, "SELECT exact_sum(w) FROM (SELECT 1.0::DOUBLE / 3 AS w FROM range(3))").Scan(&third); err != nil || third != 1 {
+		t.Errorf("three weights of 1/3: %.17g, %v; want 1", third, err)
+	}
+	if plain[0] == plain[1] {
+		t.Logf("plain sums agreed here (%.17g): the case no longer shows the order effect", plain[0])
+	}
+}
