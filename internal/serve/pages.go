@@ -16,6 +16,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/duck"
+	"empties/internal/sqlfmt"
 )
 
 // pageData is what every page's frame (the bar) shows.
@@ -325,23 +326,8 @@ func boolKey(b bool) string {
 	return ""
 }
 
-// thousands writes n with thin separators: 12,345.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands renders an integer with thousands separators (sqlfmt.Thousands).
+func thousands(n int64) string { return sqlfmt.Thousands(n) }
 
 // sampleKeyOf reads a sample's key from a URL.
 func sampleKeyOf(r *http.Request) (sampleKey, error) {

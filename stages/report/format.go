@@ -54,23 +54,8 @@ func trimZeros(s string) string {
 	return s
 }
 
-// count renders an integer with thousands separators: 51,006.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// count renders an integer with thousands separators (sqlfmt.Thousands).
+func count(n int64) string { return sqlfmt.Thousands(n) }
 
 // number renders any other float: integers as integers, else four
 // significant digits without an exponent where that stays short.
