@@ -20,9 +20,10 @@
 -- one build differed in the last bits of overview's and d4_judge_verdicts' weight sums, and tied
 -- shares such as 1 and 1.0000000000000002 swapped places in the report). Every sum of weights,
 -- shares or costs is one, and exact_avg(x) the mean of such values. Each value is rounded to 18
--- decimals and the sum to 12 (a sample's three replies weigh 1/3 each, whose 18-decimal sum is
--- 0.999999999999999945; rounded it is 1 again, and ties with 1 stay ties): far below any figure
--- shown, and above what 10^6 rounded terms can add up to (5e-13).
+-- decimals and the sum to 15 (a sample's three replies weigh 1/3 each, whose 18-decimal sum is
+-- 0.999999999999999945; rounded it is 1 again, and ties with 1 stay ties), within a few units
+-- in the last place of the double sum: far below any figure shown (12 places moved a Wilson
+-- bound in its tenth significant digit).
 --
 -- interval_z is the normal quantile of the run's interval level (manifest thresholds.interval), set
 -- by the analyze stage. Both Wilson ends are NULL when n = 0 (no samples, no interval), and are
@@ -36,7 +37,7 @@ CREATE OR REPLACE MACRO sample_weight(sample_key) AS
   1.0::DOUBLE / count(*) OVER (PARTITION BY sample_key);
 
 CREATE OR REPLACE MACRO exact_sum(x) AS
-  round(sum(x::DECIMAL(38, 18)), 12)::DOUBLE;
+  round(sum(x::DECIMAL(38, 18)), 15)::DOUBLE;
 
 CREATE OR REPLACE MACRO exact_avg(x) AS
   exact_sum(x) / count(x);
