@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -121,47 +120,17 @@ const factsJS = `(() => {
   return out;
 })()`
 
-// chromiumPath is the system Chromium (Debian's chromium package, which
-// `make chromium` installs; EMPTIES_CHROMIUM overrides). No browser is ever
-// downloaded: a missing one fails the test.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("EMPTIES_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no chromium on PATH: run `make chromium` (apt-get install chromium) or set EMPTIES_CHROMIUM")
-	return ""
-}
-
-// artifactDir is where the screenshots go: $EMPTIES_ARTIFACTS (make test
-// sets out/ci), else a temporary folder.
-func artifactDir(t *testing.T) string {
-	dir := os.Getenv("EMPTIES_ARTIFACTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // width is the window the pages are judged in: no sideways scroll at it.
 const width, height = 1400, 900
 
 // render opens DIR/index.html in headless Chromium at width × height, waits
 // for its charts, reads its facts and keeps two screenshots, the first
-// screen (shot-first.png) and the whole page (shot.jpg), in artifactDir. It
+// screen (shot-first.png) and the whole page (shot.jpg), in testutil.Artifacts. It
 // reports as errors anything fetched but the page itself, failed loads,
 // script exceptions, console errors and CSP violations.
 func render(t *testing.T, dir, shot string) pageFacts {
 	t.Helper()
-	exe := chromiumPath(t)
+	exe := testutil.Chromium(t)
 	page, err := filepath.Abs(filepath.Join(dir, "index.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +203,7 @@ func render(t *testing.T, dir, shot string) pageFacts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	art := artifactDir(t)
+	art := testutil.Artifacts(t)
 	for name, b := range map[string][]byte{shot + "-first.png": first, shot + ".jpg": full} {
 		if err := os.WriteFile(filepath.Join(art, name), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -456,7 +425,7 @@ func writeReport(t *testing.T, data string) string {
 // Chromium: the decision table has a row per decision, every chart is drawn
 // with nothing overlapping or cut off, no table runs off the page, nothing
 // is fetched and nothing fails. Its screenshots are the CI artifacts
-// (artifactDir/report-first.png, report.jpg).
+// (testutil.Artifacts: report-first.png, report.jpg).
 func TestReportPageRendersInChromium(t *testing.T) {
 	out := writeReport(t, studyDataset(t, testutil.Path(t, "testdata", "profiles")))
 	got := render(t, out, "report")
