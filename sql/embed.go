@@ -1,5 +1,10 @@
-// Package sqlfiles holds the analysis SQL of `empties analyze`: one .sql file
-// per output, each opening with a header comment (output, kind, grain, the
+// Package sqlfiles holds the analysis SQL of `empties analyze` and the
+// queries other stages run, in four folders by kind: macros/ (shared SQL
+// functions: a rate with its Wilson interval, the per-sample weighting, the
+// percentile interval, exact sums), staging/ (the views and intermediate
+// tables other steps read), marts/ (the outputs analyze writes) and queries/
+// (queries a stage runs on its own connection, with holes it fills). One
+// .sql file per output, each opening with a header comment (output, kind, grain, the
 // pre-registration measure it implements, the tables it reads) that
 // internal/measures parses and validates before running any file, and a
 // contract (<output>.yml) beside every output table: its grain, key, columns
@@ -13,5 +18,5 @@ import "embed"
 
 // FS holds every .sql file and contract.
 //
-//go:embed *.sql *.yml
+//go:embed macros staging marts queries
 var FS embed.FS

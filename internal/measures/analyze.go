@@ -16,10 +16,10 @@
 // priced_calls, tight_vs_default_samples), tables built in Go (reply_classes,
 // route_models, boot_tight_default) and the outputs.
 //
-// To add a measure: write sql/<output>.sql, one query (WITH ... SELECT), one
+// To add a measure: write sql/marts/<output>.sql, one query (WITH ... SELECT), one
 // CTE per step, opening with the header (output, kind: output, grain,
 // measure naming the pre-registration section, needs, optional); write
-// sql/<output>.yml beside it (grain, key, columns with type and doc,
+// sql/marts/<output>.yml beside it (grain, key, columns with type and doc,
 // invariants as queries returning the rows that break them); and add a
 // table-driven case to internal/measures/measures_test.go with given rows
 // and the exact expected rows. LoadSuite rejects a file or contract that

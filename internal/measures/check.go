@@ -10,7 +10,7 @@ import (
 )
 
 // CheckOutputs verifies the analysis tables a dataset holds against their
-// contracts (sql/<output>.yml), for `empties check`: columns and types, not
+// contracts (sql/marts/<output>.yml), for `empties check`: columns and types, not
 // null columns, the key, the invariants. It returns one line per broken
 // promise; outputs the dataset lacks (analyze not run) are not checked and
 // are listed in absent.

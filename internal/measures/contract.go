@@ -15,7 +15,7 @@ import (
 	"empties/internal/duck"
 )
 
-// Contract is the promise an output table keeps (sql/<output>.yml): its
+// Contract is the promise an output table keeps (sql/marts/<output>.yml): its
 // grain, the key that is unique at that grain, every column with its type and
 // meaning, and invariants, each a query returning the rows that break it.
 type Contract struct {
@@ -48,12 +48,16 @@ var columnTypes = map[string]bool{
 }
 
 func (s *Suite) loadContracts(fsys fs.FS, fail func(string, error)) {
-	files, err := fs.Glob(fsys, "*.yml")
+	files, err := suiteFiles(fsys, ".yml", fail)
 	if err != nil {
 		fail("sql/", err)
 		return
 	}
 	for _, f := range files {
+		if path.Dir(f) != "marts" {
+			fail("sql/"+f, fmt.Errorf("a contract lives in sql/marts/, beside its output's .sql file"))
+			continue
+		}
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			fail("sql/"+f, err)
@@ -94,11 +98,11 @@ func (s *Suite) loadContracts(fsys fs.FS, fail func(string, error)) {
 	}
 	for _, st := range s.Steps {
 		if st.Kind == KindOutput && st.Contract == nil {
-			fail(st.where(), fmt.Errorf("output %q has no contract: write sql/%s.yml (grain, key, columns, invariants)", st.Output, st.Output))
+			fail(st.where(), fmt.Errorf("output %q has no contract: write sql/marts/%s.yml (grain, key, columns, invariants)", st.Output, st.Output))
 		}
 	}
 	if _, ok := s.Contracts[RunsTable]; !ok {
-		fail("sql/"+RunsTable+".yml", fmt.Errorf("missing: the contract of the table the stage writes last"))
+		fail("sql/marts/"+RunsTable+".yml", fmt.Errorf("missing: the contract of the table the stage writes last"))
 	}
 }
 

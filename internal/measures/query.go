@@ -63,8 +63,8 @@ func LoadQueries() (*Queries, error) {
 }
 
 // Prepare sets the run's variables on q (interval_level from p.Level) and
-// creates the macros the query files name in their needs (sql/rates.sql,
-// sql/score_values.sql). q must hold one connection: variables are per
+// creates the macros the query files name in their needs (sql/macros/rates.sql,
+// sql/macros/score_values.sql). q must hold one connection: variables are per
 // connection.
 func (qs *Queries) Prepare(ctx context.Context, q querier, p Params) error {
 	if err := setVariables(ctx, q, p); err != nil {

@@ -235,21 +235,63 @@ func checkBody(h Header, body string) (string, error) {
 	return stmts[0], nil
 }
 
+// kindDirs are the folders of sql/ and the kinds of file each holds: shared
+// macros, the staging steps other steps read (views and intermediate
+// tables), the marts (the outputs analyze writes, each with its contract
+// beside it), and the queries other stages run on their own connection.
+var kindDirs = map[string][]string{
+	"macros":  {KindMacro},
+	"staging": {KindView, KindTable},
+	"marts":   {KindOutput},
+	"queries": {KindQuery},
+}
+
+// dirOfKind is the folder of sql/ that holds files of a kind.
+func dirOfKind(kind string) string {
+	for dir, kinds := range kindDirs {
+		if slices.Contains(kinds, kind) {
+			return dir
+		}
+	}
+	return "?"
+}
+
+// suiteFiles lists the files of fsys ending in ext, sorted, each in one of
+// the folders of kindDirs; a file elsewhere is reported through fail.
+func suiteFiles(fsys fs.FS, ext string, fail func(string, error)) ([]string, error) {
+	var files []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ext {
+			return nil
+		}
+		if _, ok := kindDirs[path.Dir(p)]; !ok {
+			fail("sql/"+p, fmt.Errorf("not in a folder of sql/: a file lives in macros/, staging/, marts/ or queries/, by its kind"))
+			return nil
+		}
+		files = append(files, p)
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
 // LoadSuite reads every .sql file and contract of fsys, and validates them
 // all before anything runs: headers, bodies, variables, the names each file
 // needs, the dependency graph, and a contract beside every output.
 func LoadSuite(fsys fs.FS) (*Suite, error) {
-	files, err := fs.Glob(fsys, "*.sql")
+	s := &Suite{byName: map[string]*Step{}, queries: map[string]*Step{}, Contracts: map[string]*Contract{}}
+	var errs []string
+	fail := func(where string, err error) { errs = append(errs, fmt.Sprintf("%s: %v", where, err)) }
+	files, err := suiteFiles(fsys, ".sql", fail)
 	if err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("sql: no .sql files")
 	}
-	sort.Strings(files)
-	s := &Suite{byName: map[string]*Step{}, queries: map[string]*Step{}, Contracts: map[string]*Contract{}}
-	var errs []string
-	fail := func(where string, err error) { errs = append(errs, fmt.Sprintf("%s: %v", where, err)) }
 	known := map[string]bool{}
 	for _, v := range Variables {
 		known[v] = true
@@ -266,6 +308,10 @@ func LoadSuite(fsys fs.FS) (*Suite, error) {
 		}
 		if want := strings.TrimSuffix(path.Base(f), ".sql"); h.Output != want {
 			fail("sql/"+f, fmt.Errorf("header: output %q must be the file's name, %q", h.Output, want))
+			continue
+		}
+		if dir := path.Dir(f); !slices.Contains(kindDirs[dir], h.Kind) {
+			fail("sql/"+f, fmt.Errorf("a %s file lives in sql/%s/, not sql/%s/", h.Kind, dirOfKind(h.Kind), dir))
 			continue
 		}
 		query, err := checkBody(h, body)

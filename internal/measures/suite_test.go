@@ -3,6 +3,7 @@ package measures
 import (
 	"context"
 	"io/fs"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -30,7 +31,7 @@ func TestEmbeddedSQLIsValid(t *testing.T) {
 	var got []string
 	for _, st := range s.Outputs() {
 		got = append(got, st.Output)
-		if st.File != st.Output+".sql" {
+		if st.File != "marts/"+st.Output+".sql" {
 			t.Errorf("%s comes from %s", st.Output, st.File)
 		}
 		if !strings.Contains(st.Measure, "pre-registration") {
@@ -46,9 +47,9 @@ func TestEmbeddedSQLIsValid(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("outputs %v, want %v", got, want)
 	}
-	files, _ := fs.Glob(sqlfiles.FS, "*.sql")
+	files, _ := fs.Glob(sqlfiles.FS, "*/*.sql")
 	for _, f := range files {
-		name := strings.TrimSuffix(f, ".sql")
+		name := strings.TrimSuffix(path.Base(f), ".sql")
 		_, step := s.Step(name)
 		q, query := s.Query(name)
 		if step == query {
@@ -142,9 +143,9 @@ func TestSuiteValidation(t *testing.T) {
 	}
 	runs := "output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, doc: d}\n"
 	base := fstest.MapFS{
-		"a.sql":            {Data: []byte(good("a", "replies"))},
-		"a.yml":            {Data: []byte(contract("a"))},
-		"analyze_runs.yml": {Data: []byte(runs)},
+		"marts/a.sql":            {Data: []byte(good("a", "replies"))},
+		"marts/a.yml":            {Data: []byte(contract("a"))},
+		"marts/analyze_runs.yml": {Data: []byte(runs)},
 	}
 	if _, err := LoadSuite(base); err != nil {
 		t.Fatalf("the base suite is valid: %v", err)
@@ -154,28 +155,32 @@ func TestSuiteValidation(t *testing.T) {
 		edit fstest.MapFS
 		want string
 	}{
-		{"no header", fstest.MapFS{"a.sql": {Data: []byte("SELECT 1 AS eval")}}, "sql/a.sql: no header"},
-		{"missing kind", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "", 1))}}, `sql/a.sql: header: no "kind" line`},
-		{"unknown key", fstest.MapFS{"a.sql": {Data: []byte("-- outptu: a\n" + good("a", "replies"))}}, `unknown header key "outptu"`},
-		{"output is not the file name", fstest.MapFS{"a.sql": {Data: []byte(good("b", "replies"))}}, `output "b" must be the file's name, "a"`},
-		{"unknown input", fstest.MapFS{"a.sql": {Data: []byte(good("a", "replys"))}}, `"replys" is neither a table of schema/ nor an output`},
-		{"an input table's name", fstest.MapFS{"replies.sql": {Data: []byte(good("replies", "logs"))}, "replies.yml": {Data: []byte(contract("replies"))}}, "is an input table of schema/"},
-		{"two statements", fstest.MapFS{"a.sql": {Data: []byte(good("a", "replies") + "; DROP TABLE replies;\n")}}, "holds one query; found 2 statements"},
-		{"not a query", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "DELETE FROM replies", 1))}}, "starting WITH or SELECT"},
-		{"a macro file with a query", fstest.MapFS{"m.sql": {Data: []byte("-- output: m\n-- kind: macro\n-- measure: x\n-- needs:\nSELECT 1")}}, "only CREATE MACRO statements"},
-		{"unknown variable", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "SELECT getvariable('seed') AS eval", 1))}}, `getvariable("seed")`},
-		{"no contract", fstest.MapFS{"b.sql": {Data: []byte(good("b", "replies"))}}, `output "b" has no contract: write sql/b.yml`},
-		{"contract grain differs", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "one row per eval", "one row per eval × route", 1))}}, "differs from sql/a.sql's header grain"},
-		{"contract without a file", fstest.MapFS{"z.yml": {Data: []byte(contract("z"))}}, `a contract for "z", which no .sql file outputs`},
-		{"contract key not a column", fstest.MapFS{"a.yml": {Data: []byte(strings.Replace(contract("a"), "key: [eval]", "key: [route]", 1))}}, `key column "route" is not a column`},
-		{"a query without columns", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
-		{"a query hole not declared", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
-		{"a query hole never used", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
-		{"a query reading an analyze step", fstest.MapFS{"q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")}}, `"a" is a output of analyze`},
-		{"columns on an output", fstest.MapFS{"a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "-- kind: output\n-- columns: eval\n", 1))}}, "keys of a query"},
+		{"no header", fstest.MapFS{"marts/a.sql": {Data: []byte("SELECT 1 AS eval")}}, "sql/marts/a.sql: no header"},
+		{"missing kind", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "", 1))}}, `sql/marts/a.sql: header: no "kind" line`},
+		{"unknown key", fstest.MapFS{"marts/a.sql": {Data: []byte("-- outptu: a\n" + good("a", "replies"))}}, `unknown header key "outptu"`},
+		{"output is not the file name", fstest.MapFS{"marts/a.sql": {Data: []byte(good("b", "replies"))}}, `output "b" must be the file's name, "a"`},
+		{"unknown input", fstest.MapFS{"marts/a.sql": {Data: []byte(good("a", "replys"))}}, `"replys" is neither a table of schema/ nor an output`},
+		{"an input table's name", fstest.MapFS{"marts/replies.sql": {Data: []byte(good("replies", "logs"))}, "marts/replies.yml": {Data: []byte(contract("replies"))}}, "is an input table of schema/"},
+		{"two statements", fstest.MapFS{"marts/a.sql": {Data: []byte(good("a", "replies") + "; DROP TABLE replies;\n")}}, "holds one query; found 2 statements"},
+		{"not a query", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "DELETE FROM replies", 1))}}, "starting WITH or SELECT"},
+		{"a macro file with a query", fstest.MapFS{"macros/m.sql": {Data: []byte("-- output: m\n-- kind: macro\n-- measure: x\n-- needs:\nSELECT 1")}}, "only CREATE MACRO statements"},
+		{"unknown variable", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "SELECT 1 AS eval", "SELECT getvariable('seed') AS eval", 1))}}, `getvariable("seed")`},
+		{"no contract", fstest.MapFS{"marts/b.sql": {Data: []byte(good("b", "replies"))}}, `output "b" has no contract: write sql/marts/b.yml`},
+		{"contract grain differs", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "one row per eval", "one row per eval × route", 1))}}, "differs from sql/marts/a.sql's header grain"},
+		{"contract without a file", fstest.MapFS{"marts/z.yml": {Data: []byte(contract("z"))}}, `a contract for "z", which no .sql file outputs`},
+		{"contract key not a column", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "key: [eval]", "key: [route]", 1))}}, `key column "route" is not a column`},
+		{"a query without columns", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
+		{"a query hole not declared", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
+		{"a query hole never used", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
+		{"a query reading an analyze step", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")}}, `"a" is a output of analyze`},
+		{"columns on an output", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "-- kind: output\n-- columns: eval\n", 1))}}, "keys of a query"},
+		{"a file outside the folders", fstest.MapFS{"c.sql": {Data: []byte(good("c", "replies"))}}, "sql/c.sql: not in a folder of sql/"},
+		{"an output among the macros", fstest.MapFS{"macros/c.sql": {Data: []byte(good("c", "replies"))}}, "sql/macros/c.sql: a output file lives in sql/marts/, not sql/macros/"},
+		{"a query among the marts", fstest.MapFS{"marts/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT 1 AS v FROM logs")}}, "a query file lives in sql/queries/"},
+		{"a contract away from its file", fstest.MapFS{"staging/a.yml": {Data: []byte(contract("a"))}}, "sql/staging/a.yml: a contract lives in sql/marts/"},
 		{"cycle", fstest.MapFS{
-			"a.sql": {Data: []byte(good("a", "b"))},
-			"b.sql": {Data: []byte(good("b", "a"))}, "b.yml": {Data: []byte(contract("b"))},
+			"marts/a.sql": {Data: []byte(good("a", "b"))},
+			"marts/b.sql": {Data: []byte(good("b", "a"))}, "marts/b.yml": {Data: []byte(contract("b"))},
 		}, "the needs of a, b form a cycle"},
 	}
 	for _, c := range cases {
@@ -222,7 +227,7 @@ func TestSQLNamesOnlyVocabularyValues(t *testing.T) {
 	}
 	cmp := regexp.MustCompile(`\b(class|orig_class|rerun_class|reply_class|judge_class|policy|role)\s*(?:=|<>|!=|(?i:not\s+in|in))\s*\(?\s*('[^']*'(?:\s*,\s*'[^']*')*)`)
 	lit := regexp.MustCompile(`'([^']*)'`)
-	files, err := fs.Glob(sqlfiles.FS, "*.sql")
+	files, err := fs.Glob(sqlfiles.FS, "*/*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}

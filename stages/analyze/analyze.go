@@ -23,7 +23,7 @@ func Command() *cli.Command {
 		Usage: "compute the pre-registered measures (class rates, D1-D4, transient share, tight vs default, cost) as Parquet tables",
 		Description: `Runs every .sql file of the analysis (sql/*.sql, embedded) over the dataset's
 tables and writes one Parquet table per output, each checked against its
-contract (sql/<output>.yml):
+contract (sql/marts/<output>.yml):
 
    class_rates             class shares per eval × route × arm, Wilson 95% intervals
    d1a_truncation          D1(a): truncated_empty share of samples, reasoning routes

@@ -267,7 +267,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// A plan prices calls as the cost table does (one price, sql/call_cost.sql):
+// A plan prices calls as the cost table does (one price, sql/macros/call_cost.sql):
 // what it says was spent is the cost table's total, and a wide re-run's
 // estimate is what its original call cost.
 func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {

@@ -7,7 +7,7 @@
 -- delta is the mean over paired samples of (tight − default); its interval is the percentile
 -- interval of the same mean over seeded bootstrap resamples of whole samples (boot_tight_default:
 -- manifest seed and resamples, one PCG stream per eval × route, the same draws for both measures).
--- (percentile_low, percentile_high: sql/rates.sql).
+-- (percentile_low, percentile_high: sql/macros/rates.sql).
 WITH point AS (
   SELECT eval, route, measure,
     count(*) AS n_paired_samples,
