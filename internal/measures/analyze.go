@@ -20,9 +20,10 @@
 // CTE per step, opening with the header (output, kind: output, grain,
 // measure naming the pre-registration section, needs, optional); write
 // sql/marts/<output>.yml beside it (grain, key, columns with type and doc,
-// invariants as queries returning the rows that break them); and add a
-// table-driven case to internal/measures/measures_test.go with given rows
-// and the exact expected rows. LoadSuite rejects a file or contract that
+// invariants as queries returning the rows that break them); and add a case
+// folder testdata/measures/<output>/<case>/ with given rows as CSV and the
+// exact expected rows (its README; TestMeasureFolders fails for a step
+// without one). LoadSuite rejects a file or contract that
 // does not fit before anything runs.
 package measures
 

@@ -91,42 +91,6 @@ func buildStep(t *testing.T, s *Suite, output, given string, missing []string) (
 	return conn, r.results[output]
 }
 
-// runMeasures runs the cases of one .sql file: builds it over the given rows,
-// checks its contract, and compares the rows with the expected ones.
-func runMeasures(t *testing.T, output string, cases []measureCase) {
-	s := loadSuite(t)
-	st, ok := s.Step(output)
-	if !ok {
-		t.Fatalf("no step %s", output)
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			conn, _ := buildStep(t, s, output, c.given, c.missing)
-			ctx := context.Background()
-			if st.Contract != nil {
-				broken, err := st.Contract.Check(ctx, conn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, b := range broken {
-					t.Errorf("contract: %s", b)
-				}
-			}
-			q := c.query
-			if q == "" {
-				q = "SELECT * FROM " + output
-				if st.Contract != nil {
-					q += " ORDER BY " + st.Contract.KeyOrder()
-				}
-			}
-			got := queryRows(t, conn, q)
-			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("%s:\ngot\n  %s\nwant\n  %s", q, strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
-			}
-		})
-	}
-}
-
 func queryRows(t testing.TB, q querier, query string, args ...any) []string {
 	t.Helper()
 	rows, err := q.QueryContext(context.Background(), query, args...)
