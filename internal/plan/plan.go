@@ -102,7 +102,8 @@ type GroupCost struct {
 	UpperBoundUSD float64 `json:"upper_bound_usd"`
 }
 
-// Read reads and checks a PLAN.json.
+// Read reads and checks a PLAN.json; a file that is missing, not JSON or not
+// a valid plan is a usage error (exit 2): the command was given a wrong file.
 func Read(path string) (*Plan, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -113,10 +114,10 @@ func Read(path string) (*Plan, error) {
 	}
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s: not a plan of empties select: %v", path, err)
+		return nil, cliutil.Usagef("%s: not a plan of empties select: %v", path, err)
 	}
 	if err := p.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, cliutil.Usagef("%s: %v", path, err)
 	}
 	return &p, nil
 }

@@ -296,6 +296,14 @@ func TestFlagsAreCheckedBeforeWork(t *testing.T) {
 	}{
 		{"no plan named", with(func(o *rerun.Options) { o.Plan = "" }), "name the plan to run"},
 		{"a missing plan", with(func(o *rerun.Options) { o.Plan = filepath.Join(dir, "none.json") }), filepath.Join(dir, "none.json") + ": no such plan"},
+		{"a plan that is not JSON", with(func(o *rerun.Options) {
+			o.Plan = filepath.Join(dir, "notes.json")
+			os.WriteFile(o.Plan, []byte("rerun these tomorrow"), 0o644)
+		}), "notes.json: not a plan of empties select"},
+		{"a plan of an unknown kind", with(func(o *rerun.Options) {
+			o.Plan = filepath.Join(dir, "odd.json")
+			os.WriteFile(o.Plan, []byte(`{"kind": "sideways", "groups": []}`), 0o644)
+		}), `plan kind "sideways"`},
 		{"a plan not ending in .json", with(func(o *rerun.Options) {
 			o.Plan = planPath + ".bak"
 			os.WriteFile(o.Plan, []byte(`{"kind": "partc", "groups": []}`), 0o644)
