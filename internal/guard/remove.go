@@ -15,40 +15,47 @@ import (
 // file. For the file names a dataset's generation.json lists, which may come
 // from someone else's dataset.
 func Inside(root, rel string) error {
-	dir, name, err := walkTo(root, rel)
+	dir, _, err := plainFile(root, rel, "")
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dir)
-	var st unix.Stat_t
-	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%s is not a plain file", filepath.Join(root, rel))
-	}
+	unix.Close(dir)
 	return nil
 }
 
 // RemoveFile removes root/rel if it is a plain file inside root (Inside),
 // without following a symlink at any step.
 func RemoveFile(root, rel string) error {
-	dir, name, err := walkTo(root, rel)
+	dir, name, err := plainFile(root, rel, "; left as it is")
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dir)
-	var st unix.Stat_t
-	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%s is not a plain file; left as it is", filepath.Join(root, rel))
-	}
 	if err := unix.Unlinkat(dir, name, 0); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
 	}
 	return nil
+}
+
+// plainFile opens the folder holding root/rel as walkTo does and checks,
+// without following a symlink, that rel's last element is a regular file
+// there; it returns the folder's descriptor (the caller closes it) and the
+// element. notPlain ends the error for anything else.
+func plainFile(root, rel, notPlain string) (int, string, error) {
+	dir, name, err := walkTo(root, rel)
+	if err != nil {
+		return -1, "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		unix.Close(dir)
+		return -1, "", fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(dir)
+		return -1, "", fmt.Errorf("%s is not a plain file%s", filepath.Join(root, rel), notPlain)
+	}
+	return dir, name, nil
 }
 
 // RemoveDir removes the folder root/rel if it is empty and a real folder
