@@ -16,15 +16,19 @@ import (
 // a file, a folder of Inspect logs (with an ingest that would make a
 // dataset of them, beside the logs rather than inside), or a folder that is
 // no dataset. stage prefixes the message. The errors are UsageErrors.
-func CheckReadable(stage, dir string) error {
+func CheckReadable(stage, dir string) error { return CheckReadableAs(stage, dir, "--data") }
+
+// CheckReadableAs is CheckReadable for a command that names the dataset
+// otherwise than with --data (serve's DIR argument): the messages say how.
+func CheckReadableAs(stage, dir, named string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return cliutil.Usagef("%s: %s: no such folder; --data names the folder an ingest wrote (empties ingest LOGS --out %s makes it)", stage, dir, dir)
+		return cliutil.Usagef("%s: %s: no such folder; %s names the folder an ingest wrote (empties ingest LOGS --out %s makes it)", stage, dir, named, dir)
 	case err != nil:
 		return fmt.Errorf("%s: %w", stage, err)
 	case !st.IsDir():
-		return cliutil.Usagef("%s: %s is a file, not a dataset folder; --data names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir)
+		return cliutil.Usagef("%s: %s is a file, not a dataset folder; %s names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir, named)
 	}
 	if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err == nil {
 		return nil
@@ -34,9 +38,18 @@ func CheckReadable(stage, dir string) error {
 	}
 	if n := countLogs(dir, 10000); n > 0 {
 		dest := besideName(dir, "-empties")
-		return cliutil.Usagef("%s: %s is a folder of Inspect logs (%d .eval/.json files), not a dataset; ingest them into a dataset beside it and read that: empties ingest %s --out %s, then --data %s", stage, dir, n, dir, dest, dest)
+		return cliutil.Usagef("%s: %s is a folder of Inspect logs (%d .eval/.json files), not a dataset; ingest them into a dataset beside it and read that: empties ingest %s --out %s, then %s", stage, dir, n, dir, dest, then(named, dest))
 	}
-	return cliutil.Usagef("%s: %s is not an empties dataset (no %s, no tables); --data names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir, MarkerFile)
+	return cliutil.Usagef("%s: %s is not an empties dataset (no %s, no tables); %s names the folder an ingest wrote (empties ingest LOGS --out DIR)", stage, dir, MarkerFile, named)
+}
+
+// then is how the hint names the dataset to read: with the flag, or as the
+// command's argument.
+func then(named, dest string) string {
+	if strings.HasPrefix(named, "-") {
+		return named + " " + dest
+	}
+	return "give " + dest + " as " + named
 }
 
 // countLogs counts .eval and .json files under dir, looking at no more than

@@ -36,6 +36,11 @@ func TestCheckReadable(t *testing.T) {
 			t.Errorf("%s: %v, want a usage error saying %q", c.dir, err, c.want)
 		}
 	}
+	// serve names the dataset as its DIR argument, not with --data.
+	err := store.CheckReadableAs("serve", logs, "DIR")
+	if want := "then give " + logs + "-empties as DIR"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--data") {
+		t.Errorf("serve's DIR: %v, want it to say %q and never --data", err, want)
+	}
 	// "." is a folder of logs: the suggestion is beside it, by name.
 	wd, _ := os.Getwd()
 	defer os.Chdir(wd)

@@ -108,7 +108,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if _, _, err := net.SplitHostPort(opts.Addr); err == nil {
 		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", opts.Addr)
 	}
-	if err := store.CheckReadable("serve", opts.Data); err != nil {
+	if err := store.CheckReadableAs("serve", opts.Data, "DIR"); err != nil {
 		return err
 	}
 	loopback := iserve.IsLoopback(opts.Addr)

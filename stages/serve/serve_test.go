@@ -166,6 +166,10 @@ func TestServeErrors(t *testing.T) {
 		if !errors.As(err, &usage) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want a usage error saying %q", dir, err, want)
 		}
+		// serve takes the dataset as its DIR argument: no --data to name
+		if err != nil && (strings.Contains(err.Error(), "--data") || !strings.Contains(err.Error(), "DIR names")) {
+			t.Errorf("%s: %v names the dataset as a flag serve does not have", dir, err)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
