@@ -3,7 +3,6 @@ package app_test
 import (
 	"bufio"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // The built binary: `empties sql ... | head -1` on a result no one could
@@ -24,8 +23,8 @@ func TestSQLIntoAClosedPipe(t *testing.T) {
 	}
 	bin := buildEmpties(t)
 	data := filepath.Join(t.TempDir(), "data")
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")},
-		Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")},
+		Out: data}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a hang guard, far beyond any load

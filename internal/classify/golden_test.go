@@ -3,16 +3,15 @@ package classify_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"empties/internal/classify"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
 	classifycmd "empties/stages/classify"
-	"empties/stages/ingest"
 )
 
 // The seed's class table, in its order (first match wins).
@@ -38,7 +37,7 @@ func TestGoldenClasses(t *testing.T) {
 	root := testutil.Path(t, "testdata", "classify")
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{root}, Out: dir, Progress: "never"}, io.Discard, &stderr); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{root}, Out: dir, Log: &stderr}); err != nil {
 		t.Fatalf("ingest: %v\n%s", err, stderr.String())
 	}
 	tsv, err := os.ReadFile(filepath.Join(root, "golden.tsv"))

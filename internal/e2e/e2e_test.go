@@ -34,11 +34,11 @@ import (
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/sqlfmt"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
 	"empties/stages/decide"
-	"empties/stages/ingest"
 	"empties/stages/rescore"
 )
 
@@ -101,7 +101,7 @@ func TestPipelineGoldens(t *testing.T) {
 			in := readInputs(t, c)
 			data := t.TempDir()
 			ctx := context.Background()
-			if err := ingest.Run(ctx, ingest.Options{Paths: in.logs, Out: data, Progress: "never", AllAttempts: in.all}, io.Discard, io.Discard); err != nil {
+			if err := ingest.Build(ctx, ingest.Config{Paths: in.logs, Out: data, AllAttempts: in.all}); err != nil {
 				t.Fatal(err)
 			}
 			if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: in.manifest}, io.Discard); err != nil {

@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
 	"empties/stages/analyze"
 	"empties/stages/decide"
-	"empties/stages/ingest"
 	"empties/stages/rescore"
 )
 
@@ -78,7 +78,7 @@ func TestSparkReadsTheTablesAsWritten(t *testing.T) {
 	manifest := testutil.Path(t, "data", "study.yaml")
 	steps := []func() error{
 		func() error {
-			return ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: dir, Progress: "never"}, io.Discard, io.Discard)
+			return ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: dir})
 		},
 		func() error { return rescore.Run(ctx, rescore.Options{Data: dir, Manifest: manifest}, io.Discard) },
 		func() error { return analyze.Run(ctx, analyze.Options{Data: dir, Manifest: manifest}, io.Discard) },

@@ -2,11 +2,10 @@ package measures
 
 import (
 	"context"
-	"io"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // The source views leave out a superseded log's rows: over the log-set
@@ -18,7 +17,7 @@ func TestSourceViewsExcludeSupersededLogs(t *testing.T) {
 	study := testutil.LogSetStudy(t)
 	for _, all := range []bool{false, true} {
 		dir := t.TempDir()
-		if err := ingest.Run(ctx, ingest.Options{Paths: []string{study}, Out: dir, Progress: "never", AllAttempts: all}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(ctx, ingest.Config{Paths: []string{study}, Out: dir, AllAttempts: all}); err != nil {
 			t.Fatal(err)
 		}
 		// what the Parquet holds, counted and in all

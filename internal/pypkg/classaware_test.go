@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/manifest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/rescore"
 )
 
@@ -23,7 +23,7 @@ func study(t *testing.T, logs string) string {
 	t.Helper()
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: dir, Workers: 2, Progress: "never"}, io.Discard, &stderr); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: dir, Workers: 2, Log: &stderr}); err != nil {
 		t.Fatalf("ingest %s: %v\n%s", logs, err, stderr.String())
 	}
 	if err := rescore.Run(context.Background(), rescore.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {

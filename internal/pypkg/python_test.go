@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +13,8 @@ import (
 	"testing"
 
 	"empties/internal/classify"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // python returns the project's interpreter (the pinned inspect_ai) and an
@@ -163,7 +162,7 @@ func TestClassifyDifferential(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: dir, Workers: 2, Progress: "never"}, io.Discard, &stderr); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: dir, Workers: 2, Log: &stderr}); err != nil {
 		t.Fatalf("ingest: %v\n%s", err, stderr.String())
 	}
 	rows := testutil.Query(t, dir, `SELECT l.path, r.sample_id, r.epoch::VARCHAR, r.class, r.class_rule, r.non_answer::VARCHAR,

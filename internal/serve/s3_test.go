@@ -3,7 +3,6 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,10 +11,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"empties/internal/ingest"
 	"empties/internal/objstore/s3test"
 	"empties/internal/serve"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // A sample of a log in a bucket is read with ranged GETs of the object's
@@ -44,7 +43,7 @@ func TestSampleFromS3(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{"s3://logs/"}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{"s3://logs/"}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	s, hs := server(t, serve.Options{Data: dir})

@@ -21,11 +21,11 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/ingest"
 	"empties/stages/report"
 )
 
@@ -57,7 +57,7 @@ func dataset(t testing.TB, logs string) string {
 func writeDataset(t testing.TB, logs, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyze.Run(ctx, analyze.Options{Data: dir}, io.Discard); err != nil {
@@ -72,7 +72,7 @@ func TestMain(m *testing.M) {
 	// (ingestElsewhere): a server and an ingest are two processes, each
 	// with its own pins and locks.
 	if logs := os.Getenv("EMPTIES_SERVE_TEST_INGEST_LOGS"); logs != "" {
-		err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: os.Getenv("EMPTIES_SERVE_TEST_INGEST_OUT"), Progress: "never"}, io.Discard, io.Discard)
+		err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: os.Getenv("EMPTIES_SERVE_TEST_INGEST_OUT")})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

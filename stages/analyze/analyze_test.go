@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/ingest"
 )
 
 // The command line reaches the measure suite with its flags, and a flag out
@@ -21,7 +20,7 @@ func TestCommand(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	logs := []string{testutil.Path(t, "testdata", "logs", "attachments.eval")}
-	if err := ingest.Run(ctx, ingest.Options{Paths: logs, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

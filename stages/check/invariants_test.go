@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
 	"empties/stages/check"
-	"empties/stages/ingest"
 )
 
 // A sample the summaries list without a member must be accounted for by an
@@ -46,7 +46,7 @@ func TestMissingMemberInvariant(t *testing.T) {
 	os.WriteFile(holed, buf.Bytes(), 0o644)
 
 	dir := t.TempDir()
-	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{holed}, Out: dir, Progress: "never"}, io.Discard, io.Discard)
+	err = ingest.Build(context.Background(), ingest.Config{Paths: []string{holed}, Out: dir})
 	var partial *cliutil.PartialError
 	if !errors.As(err, &partial) {
 		t.Fatalf("ingest: want a partial failure, got %v", err)
@@ -118,7 +118,7 @@ func TestSupersededByInvariants(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.LogSetStudy(t)}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+			if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.LogSetStudy(t)}, Out: dir}); err != nil {
 				t.Fatal(err)
 			}
 			if c.edit != nil {
@@ -155,7 +155,7 @@ func TestSupersededByInvariants(t *testing.T) {
 func TestVocabularyInvariants(t *testing.T) {
 	good := filepath.Join(testutil.SharedCorpus(t), "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{good}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{good}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

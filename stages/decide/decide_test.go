@@ -3,16 +3,15 @@ package decide_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/decide"
-	"empties/stages/ingest"
 )
 
 // writeTable stores rows given as SQL as table name of the dataset at dir.
@@ -43,7 +42,7 @@ func writeTable(t *testing.T, dir, name, selectSQL string) {
 
 func TestDecisionRulesUseManifestThresholds(t *testing.T) {
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	// D1(a): one cell at exactly 5% ("5% or more" → met), one at 0.5%.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"empties/internal/cliutil"
+	domain "empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/ingest"
@@ -100,7 +101,7 @@ func TestIncrementalIngestMatchesFull(t *testing.T) {
 	os.WriteFile(filepath.Join(fx, "missing-member.eval"), testutil.WithoutMember(t, b, "samples/3_epoch_2.json"), 0o644)
 	os.WriteFile(filepath.Join(fx, "broken.eval"), []byte("PK\x03\x04 not a zip"), 0o644)
 	ds := t.TempDir()
-	opened, hashed := ingest.CountReads(t)
+	opened, hashed := domain.CountReads(t)
 
 	out := reingest(t, logs, ds, false, false)
 	if strings.Contains(out, "incremental:") {
@@ -185,7 +186,7 @@ func TestIncrementalUnchangedReadsNothing(t *testing.T) {
 		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", f), filepath.Join(logs, f))
 	}
 	ds := t.TempDir()
-	opened, hashed := ingest.CountReads(t)
+	opened, hashed := domain.CountReads(t)
 	reingest(t, logs, ds, false, false)
 	if o := opened.Swap(0); o != 4 {
 		t.Fatalf("first ingest opened %d logs, want 4", o)

@@ -14,6 +14,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
+	domain "empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
@@ -197,7 +198,7 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 		t.Errorf("replies from the good file only: %v", got)
 	}
 	for _, table := range []string{"scores", "model_calls", "logs"} {
-		if got := testutil.Query(t, dir, "SELECT count(*) FROM "+table+" WHERE log_id <> ?", ingest.LogID(good))[0][0]; got != "0" {
+		if got := testutil.Query(t, dir, "SELECT count(*) FROM "+table+" WHERE log_id <> ?", domain.LogID(good))[0][0]; got != "0" {
 			t.Errorf("%s holds %s rows of failed files", table, got)
 		}
 	}

@@ -23,7 +23,7 @@ type progress struct {
 	drawn   bool
 }
 
-func newProgress(w io.Writer, mode string, total int) *progress {
+func newProgress(w io.Writer, mode string) *progress {
 	on := mode == "always"
 	if mode == "" || mode == "auto" {
 		if f, ok := w.(*os.File); ok {
@@ -32,17 +32,26 @@ func newProgress(w io.Writer, mode string, total int) *progress {
 			}
 		}
 	}
-	return &progress{w: w, on: on, total: total, start: time.Now()}
+	return &progress{w: w, on: on}
 }
 
-func (p *progress) sample() {
+// Start is told the number of files to read.
+func (p *progress) Start(total int) {
+	p.mu.Lock()
+	p.total, p.start = total, time.Now()
+	p.mu.Unlock()
+}
+
+// Sample counts a sample read.
+func (p *progress) Sample() {
 	p.mu.Lock()
 	p.samples++
 	p.maybeDraw()
 	p.mu.Unlock()
 }
 
-func (p *progress) file(size int64) {
+// File counts a file done, of size bytes.
+func (p *progress) File(size int64) {
 	p.mu.Lock()
 	p.files++
 	p.bytes += size
@@ -61,8 +70,9 @@ func (p *progress) maybeDraw() {
 	p.drawn = true
 }
 
-// clear erases the status line before another message is printed.
-func (p *progress) clear() {
+// Clear erases the status line before another message is printed, and
+// once the reading is over.
+func (p *progress) Clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
@@ -71,5 +81,3 @@ func (p *progress) clear() {
 		p.last = time.Time{}
 	}
 }
-
-func (p *progress) done() { p.clear() }

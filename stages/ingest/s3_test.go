@@ -16,9 +16,9 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/evallog"
+	domain "empties/internal/ingest"
 	"empties/internal/objstore/s3test"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // Ingesting s3://bucket/prefix/ from a real S3-compatible server (versitygw
@@ -220,7 +220,7 @@ func TestS3IncrementalByETag(t *testing.T) {
 	srv.Inspect(t, "copy", "s3://logs/inc/", src)
 	const url = "s3://logs/inc/"
 	ds := t.TempDir()
-	opened, hashed := ingest.CountReads(t)
+	opened, hashed := domain.CountReads(t)
 
 	reingest(t, url, ds, false, false)
 	if n := opened.Swap(0); n != 3 {

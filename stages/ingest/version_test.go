@@ -14,12 +14,13 @@ import (
 	"testing"
 
 	"empties/internal/duck"
+	domain "empties/internal/ingest"
 	"empties/internal/sqlfmt"
 	"empties/internal/testutil"
 	"empties/stages/ingest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/rows.golden (only after bumping ingest.ExtractVersion)")
+var update = flag.Bool("update", false, "rewrite testdata/rows.golden (only after bumping domain.ExtractVersion)")
 
 const rowsGolden = "testdata/rows.golden"
 
@@ -41,7 +42,7 @@ func TestRowsGolden(t *testing.T) {
 			lines = append(lines, name+"\t"+l)
 		}
 	}
-	version := ingest.IngestVersion()
+	version := domain.IngestVersion()
 	got := "ingest_version\t" + version + "\n" + strings.Join(lines, "\n") + "\n"
 	b, err := os.ReadFile(rowsGolden)
 	if err != nil && !*update {
@@ -163,15 +164,15 @@ func diffLines(want, got string) string {
 // classification rules and the extraction rules, nothing of the build, so a
 // binary built from another commit with the same rules reads no file again.
 func TestIngestVersionIsTheRules(t *testing.T) {
-	v := ingest.IngestVersion()
-	if !strings.HasPrefix(v, "tables ") || !strings.HasSuffix(v, fmt.Sprintf(", extract %d", ingest.ExtractVersion)) || strings.Contains(v, "build") {
+	v := domain.IngestVersion()
+	if !strings.HasPrefix(v, "tables ") || !strings.HasSuffix(v, fmt.Sprintf(", extract %d", domain.ExtractVersion)) || strings.Contains(v, "build") {
 		t.Errorf("ingest_version %q: want tables, rules and extract only", v)
 	}
 	logs := testutil.Path(t, "testdata", "logs")
 	out := filepath.Join(t.TempDir(), "ds")
 	var stdout, stderr bytes.Buffer
 	ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Progress: "never"}, &stdout, &stderr)
-	opened, hashed := ingest.CountReads(t)
+	opened, hashed := domain.CountReads(t)
 	stdout.Reset()
 	ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Progress: "never"}, &stdout, &stderr)
 	if opened.Load() != 0 || hashed.Load() != 0 {

@@ -21,11 +21,11 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
 	"empties/internal/vocab"
 	"empties/stages/analyze"
 	"empties/stages/decide"
-	"empties/stages/ingest"
 	"empties/stages/report"
 	"empties/stages/rescore"
 )
@@ -382,7 +382,7 @@ func studyDataset(t *testing.T, logs string) string {
 	t.Helper()
 	ctx := context.Background()
 	data := t.TempDir()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
 	m := testutil.Path(t, "data", "study.yaml")
@@ -403,7 +403,7 @@ func exploreDataset(t *testing.T, logs string) string {
 	t.Helper()
 	ctx := context.Background()
 	data := t.TempDir()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{logs}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"empties/internal/guard"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/report"
 )
 
@@ -27,7 +27,7 @@ func TestReportOutRefusals(t *testing.T) {
 	data := filepath.Join(base, "ds")
 	other := filepath.Join(base, "other-ds")
 	for _, d := range []string{data, other} {
-		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: d, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: d}); err != nil {
 			t.Fatal(err)
 		}
 	}

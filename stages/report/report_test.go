@@ -15,10 +15,10 @@ import (
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
 	"empties/stages/decide"
-	"empties/stages/ingest"
 	"empties/stages/report"
 	"empties/stages/rescore"
 )
@@ -45,7 +45,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 func TestReportIsByteIdentical(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
 	m := testutil.Path(t, "data", "study.yaml")
@@ -164,7 +164,7 @@ func checkFiles(t *testing.T, dir string, files map[string][]byte) {
 func TestExplorationReport(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
-	if err := ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {

@@ -17,9 +17,9 @@ import (
 	json "github.com/goccy/go-json"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/plan"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/rerun"
 	"empties/stages/rescore"
 	"empties/stages/selectplan"
@@ -47,7 +47,7 @@ func harness(t *testing.T) string {
 func ingestRescore(t *testing.T, out string, logs ...string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := ingest.Run(ctx, ingest.Options{Paths: logs, Out: out, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rescore.Run(ctx, rescore.Options{Data: out, Manifest: manifest(t)}, io.Discard); err != nil {

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/check"
-	"empties/stages/ingest"
 	"empties/stages/rescore"
 )
 
@@ -24,7 +23,7 @@ import (
 func ingested(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, Progress: "never", AllAttempts: true}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, AllAttempts: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -156,7 +155,7 @@ func TestManifestErrorsNameFileAndLine(t *testing.T) {
 // pinned in requirements.txt): P0 reproduces every stored headline.
 func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -198,7 +197,7 @@ func TestReingestDropsDerivedTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds.Close()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	for _, gone := range []string{"policy_scores", "headlines", "p0_check", "reply_outcomes", "log_assignments"} {
@@ -241,7 +240,7 @@ func TestSupersededLogsAreNotAssigned(t *testing.T) {
 	study := testutil.LogSetStudy(t)
 	for _, all := range []bool{false, true} {
 		dir := t.TempDir()
-		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: dir, Progress: "never", AllAttempts: all}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: dir, AllAttempts: all}); err != nil {
 			t.Fatal(err)
 		}
 		rescored(t, dir)

@@ -6,15 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/sample"
 )
 
@@ -22,7 +21,7 @@ func ingestFixtures(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	paths := []string{testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs")}
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -140,7 +139,7 @@ func TestSampleLeavesOutSupersededLogs(t *testing.T) {
 		dir string
 		all bool
 	}{{counted, false}, {every, true}} {
-		if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: c.dir, Progress: "never", AllAttempts: c.all}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: c.dir, AllAttempts: c.all}); err != nil {
 			t.Fatal(err)
 		}
 	}

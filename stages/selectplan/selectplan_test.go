@@ -14,12 +14,12 @@ import (
 	"sync"
 	"testing"
 
+	"empties/internal/ingest"
 	manifestpkg "empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/ingest"
 	"empties/stages/rescore"
 	"empties/stages/selectplan"
 )
@@ -41,7 +41,7 @@ func demo(t *testing.T) string {
 			return
 		}
 		ctx := context.Background()
-		demoErr = ingest.Run(ctx, ingest.Options{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: demoDir, Progress: "never"}, io.Discard, io.Discard)
+		demoErr = ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: demoDir})
 		if demoErr == nil {
 			demoErr = rescore.Run(ctx, rescore.Options{Data: demoDir, Manifest: manifest(t)}, io.Discard)
 		}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/serve"
 )
 
@@ -43,7 +43,7 @@ func (s *syncBuffer) String() string {
 func dataset(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

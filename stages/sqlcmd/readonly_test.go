@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 	"empties/stages/sqlcmd"
 )
 
@@ -75,8 +75,8 @@ func testDataset(t testing.TB) (root, ds, gen string) {
 	t.Helper()
 	root = t.TempDir()
 	ds = filepath.Join(root, "ds")
-	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{testutil.Path(t, "testdata", "logs", "grader-role.eval")},
-		Out: ds, Progress: "never"}, io.Discard, io.Discard)
+	err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "grader-role.eval")},
+		Out: ds})
 	if err != nil {
 		t.Fatal(err)
 	}

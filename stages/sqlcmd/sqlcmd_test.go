@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"empties/internal/duck"
+	"empties/internal/ingest"
 	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/ingest"
 	"empties/stages/sqlcmd"
 )
 
@@ -35,7 +35,7 @@ func TestDatasetPathCharacters(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	ingestInto := func(dir string, paths []string) {
 		t.Helper()
-		if err := ingest.Run(ctx, ingest.Options{Paths: paths, Out: dir, Progress: "never"}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(ctx, ingest.Config{Paths: paths, Out: dir}); err != nil {
 			t.Fatalf("ingest into %s: %v", dir, err)
 		}
 	}

@@ -23,10 +23,10 @@ import (
 //   - then the code nearest the leaf that is one of: inflate (the zstd and
 //     flate decoders, CRC-32, reading a member's compressed bytes), scan/decode
 //     (goccy's decoder, internal/evallog: the key scans, the walks, the .json
-//     scanner, string decoding), extract (stages/ingest's extract and the
+//     scanner, string decoding), extract (internal/ingest's extract and the
 //     classifier), commit (internal/store and internal/duck outside
 //     parquet-go: the logs and ingest_errors tables, renames, fsyncs, the
-//     view file), pipeline (the rest of stages/ingest: dispatch, the
+//     view file), pipeline (the rest of internal/ingest: dispatch, the
 //     writer's bookkeeping, the spill)
 //   - runtime: stacks of the runtime alone: the garbage collector's
 //     background work, the scheduler, system calls of no stage above.
@@ -70,9 +70,9 @@ func stageOf(stack []string) string {
 			return "inflate"
 		case strings.HasPrefix(f, "github.com/goccy/go-json") || strings.HasPrefix(f, "empties/internal/evallog."):
 			return "scan/decode"
-		case strings.HasPrefix(f, "empties/stages/ingest.extract") || strings.HasPrefix(f, "empties/stages/ingest.viewOutput") ||
-			strings.HasPrefix(f, "empties/stages/ingest.modelEvents") || strings.HasPrefix(f, "empties/stages/ingest.scoreRow") ||
-			strings.HasPrefix(f, "empties/internal/classify") || strings.HasPrefix(f, "empties/stages/ingest.(*sampleRows)"):
+		case strings.HasPrefix(f, "empties/internal/ingest.extract") || strings.HasPrefix(f, "empties/internal/ingest.viewOutput") ||
+			strings.HasPrefix(f, "empties/internal/ingest.modelEvents") || strings.HasPrefix(f, "empties/internal/ingest.scoreRow") ||
+			strings.HasPrefix(f, "empties/internal/classify") || strings.HasPrefix(f, "empties/internal/ingest.(*sampleRows)"):
 			return "extract"
 		case strings.HasPrefix(f, "empties/internal/store") || strings.HasPrefix(f, "empties/internal/duck") ||
 			strings.HasPrefix(f, "github.com/duckdb/"):

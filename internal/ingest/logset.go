@@ -1,9 +1,6 @@
 package ingest
 
 import (
-	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"empties/internal/logset"
@@ -11,9 +8,9 @@ import (
 	"empties/schema"
 )
 
-// setSummary is what the log-set rules did: superseded files and their
+// SetSummary is what the log-set rules did: superseded files and their
 // samples, by reason.
-type setSummary struct {
+type SetSummary struct {
 	Logs, Samples int64
 	ByReason      map[string]int64
 }
@@ -21,7 +18,7 @@ type setSummary struct {
 // applyLogSet fills the set columns of every logs row once all headers are
 // read: by inspect_ai's rules (internal/logset), or every file counted with
 // allAttempts.
-func applyLogSet(rows []schema.Log, allAttempts bool) setSummary {
+func applyLogSet(rows []schema.Log, allAttempts bool) SetSummary {
 	files := make([]logset.File, len(rows))
 	for i, r := range rows {
 		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: r.TaskID, EvalID: r.EvalID, RunID: r.RunID, Status: r.Status}
@@ -36,7 +33,7 @@ func applyLogSet(rows []schema.Log, allAttempts bool) setSummary {
 	if !allAttempts {
 		verdicts = logset.Resolve(files)
 	}
-	sum := setSummary{ByReason: map[string]int64{}}
+	sum := SetSummary{ByReason: map[string]int64{}}
 	for i, v := range verdicts {
 		r := &rows[i]
 		r.SetStatus, r.SupersededBy, r.SupersededReason = v.Status, nil, nil
@@ -65,22 +62,4 @@ func writeLogs(ds *store.Dataset, rows []schema.Log) error {
 		return err
 	}
 	return store.Merge[schema.Log](ds, "logs")
-}
-
-func printSetSummary(w io.Writer, s setSummary, allAttempts bool) {
-	if allAttempts {
-		fmt.Fprintln(w, "log set: --all-attempts, every file counted")
-		return
-	}
-	if s.Logs == 0 {
-		return
-	}
-	var parts []string
-	for _, r := range []string{logset.Retried, logset.Recovered, logset.MergedShards, logset.Duplicate} {
-		if n := s.ByReason[r]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, r))
-		}
-	}
-	fmt.Fprintf(w, "log set: %d logs superseded (%s) holding %d samples, counted by no measure (logs.set_status; --all-attempts counts every file)\n",
-		s.Logs, strings.Join(parts, ", "), s.Samples)
 }

@@ -1,6 +1,7 @@
-// Package ingest is the first stage: it reads Inspect logs into the logs,
-// replies, scores, model_calls and ingest_errors tables, classifying every
-// reply on the way.
+// Package ingest reads Inspect logs into the logs, replies, scores,
+// model_calls and ingest_errors tables of a dataset, classifying every reply
+// on the way. Ingest is its entry point; stages/ingest is the command
+// (flags, help, progress and the summary it prints).
 package ingest
 
 import (
@@ -10,18 +11,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/urfave/cli/v3"
 	"golang.org/x/sync/semaphore"
 
-	"empties/internal/classify"
 	"empties/internal/cliutil"
 	_ "empties/internal/duck" // writes the view file of every generation store commits
 	"empties/internal/evallog"
@@ -31,12 +28,11 @@ import (
 	"empties/schema"
 )
 
-// Options configure an ingest run.
-type Options struct {
-	Paths    []string // files and folders
-	Out      string   // dataset directory
-	Workers  int      // sample decoders; 0 = one per CPU
-	Progress string   // auto (on a terminal), always, never
+// Config configures an ingest.
+type Config struct {
+	Paths   []string // files, folders and s3:// URLs
+	Out     string   // dataset directory
+	Workers int      // sample decoders; 0 = one per CPU
 	// Compression of the Parquet pages (store.Compressions); "" means
 	// store.DefaultCompression.
 	Compression string
@@ -58,124 +54,32 @@ type Options struct {
 	// default only a table's small parts, once there are too many
 	// (compactTables).
 	Compact bool
+	// Progress hears of the files and samples as they are read; nil: no one.
+	Progress Progress
+	// Log receives each error and note as it is found, a line each (the
+	// command's stderr); nil discards them.
+	Log io.Writer
 }
+
+// Progress is told of the reading as it goes (the command draws it).
+type Progress interface {
+	Start(files int)  // the number of files to read is known
+	Sample()          // a sample's rows are held
+	File(bytes int64) // a file is done: read (its size) or failed (0)
+	Clear()           // a line is about to go to Config.Log, or the reading is over
+}
+
+type noProgress struct{}
+
+func (noProgress) Start(int)  {}
+func (noProgress) Sample()    {}
+func (noProgress) File(int64) {}
+func (noProgress) Clear()     {}
 
 // DefaultSpillBytes bounds the rows of one log held in memory.
 const DefaultSpillBytes = 256 << 20
 
-// Command returns the `ingest` subcommand.
-func Command() *cli.Command {
-	return &cli.Command{
-		Name:      "ingest",
-		Usage:     "read Inspect logs into Parquet tables",
-		ArgsUsage: "PATH...",
-		Description: `Reads every .eval and .json log under the given files and folders
-(recursively) into the tables of the dataset --out DIR:
-
-   logs, replies, scores, model_calls, ingest_errors
-
-each readable with read_parquet('DIR/current/<table>/*.parquet'), plus
-DIR/empties.duckdb holding one view per table. Every log era is read: zstd,
-deflate or stored members, ZIP64, duplicate members (the last wins), running
-or killed logs (no header.json), log versions 1-3, event pools and
-attachments. Files that are not regular (FIFOs, sockets, devices) and .json
-files that are not logs are skipped, each named in the summary.
-
-A folder is read as inspect_ai lays it out: per eval.task_id the newest
-attempt counts (an eval set's retry, a -recovered copy of a crashed log), and
-shard logs (<name>.shards/<k>/) that their finished merged log covers are
-superseded by it; <name>.checkpoints/ folders are not read. Every file keeps
-its row in logs, with set_status (counted or superseded), superseded_by and
-superseded_reason, and every sample its rows; a superseded log's rows are
-counted by no measure. --all-attempts counts every file.
-
-DIR must be new, empty, or a dataset empties wrote (it holds
-empties-dataset.json); any other folder is refused and left as it was. The
-tables hold the rows of exactly the given logs. Into a dataset an ingest
-already wrote, only files that are new or changed are read: a file whose
-path, size and modification time match its logs row is unchanged and not
-opened; one whose size or time differ is hashed, and counts as changed only
-if its SHA-256 differs too. The rows of changed files and of files no longer
-found are removed, the others kept, the log set decided again over them all,
-and the summary says: new N, changed N, unchanged N, removed N. A file that
-could not be read is tried again; a file read by another empties version is
-read again. --full reads every file (use it if a tool rewrites logs keeping
-their size and time). When any row changes, the later stages' tables in DIR
-(computed from the old rows) are removed: run rescore, analyze and decide
-again; when none does, they are kept. A file that cannot be read is reported
-with the member at fault and left out whole; the others go on, and the exit
-code is 1. A sample that the log's summaries list without a member is
-reported (ingest_errors names the sample and the member expected) and the
-exit code is 1; the log's other samples are read. The new tables replace
-the old in one atomic switch: a killed or interrupted run leaves the
-previous tables as they were.
-
-A dataset grown by many incremental runs keeps its tables in few files: once
-replies, scores or model_calls holds more than 8 part files of fewer than
-4,194,304 rows, the run rewrites those parts together, with their rows in the
-order a full ingest writes them (no log is read again), in the same atomic
-switch, and the summary says "compacted N part files into M". --compact
-rewrites every part of those tables now; a table all of whose parts are
-rewritten holds the files a full ingest of the same logs writes, byte for
-byte.
-
-The reply of each sample is the first completed generation of the model
-under test: placeholders (pending events) and failed attempts that were
-retried are skipped, and where the model made no call through Inspect's
-model API, sample.output is used unless it is a judge's; replies.reply_source
-says which (README "How the reply is chosen").
-
-A PATH may be an s3://bucket/prefix/ URL (or one object's): the prefix is
-read as a folder, with credentials, region and endpoint from the standard AWS
-environment and configuration (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-AWS_PROFILE, AWS_REGION; AWS_ENDPOINT_URL for an S3-compatible server, then
-addressed by path). logs.path keeps the URL. Each object is downloaded about
-once, into a temporary file in $TMPDIR as large as the object, removed when
-the log is done. A URL that cannot be listed is an ingest_errors row naming
-it; the other paths are still read.
-
-Memory is bounded by what the logs declare: a member is inflated only up to
-the size the zip's central directory gives it (one byte more is an error),
-a member larger than --max-member-mb (or a .json sample or header larger
-than it) is refused by name, and so is a member of more than 256 MiB that
-declares more than 1,000 bytes per compressed byte (real logs stay under
-50:1). A sample of 8 MiB or more is decoded from its member's stream,
-keeping only what the tables read; a smaller one is read whole. The texts
-kept still cost memory: a huge reply about four times its size while it is
-written (a 200 MB reply: 750 MiB peak RSS). Lower the cap on a small machine,
-raise it only for a log that needs it.
-
-Examples:
-   empties ingest logs/ --out data/study
-   empties ingest logs/ --out data/study          # again: reads only new and changed logs
-   empties ingest logs/ --out data/study --full   # reads every log again
-   empties ingest logs/ --out data/study --compact   # rewrites the part files as a full ingest writes them
-   empties ingest run1.eval run2.eval --out /tmp/two-runs
-   empties ingest logs/ --out data/study --workers 8
-   empties ingest logs/ --out data/archive --compression zstd   # smaller files, slower
-   empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too
-   empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample
-   AWS_ENDPOINT_URL=http://127.0.0.1:7070 empties ingest s3://logs/study/ --out data/study`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
-			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
-			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
-			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
-			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression of the files this run writes: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write; with --full or --compact every file)"},
-			&cli.BoolFlag{Name: "compact", Usage: fmt.Sprintf("rewrite every part file of replies, scores and model_calls into parts in the order a full ingest writes, reading no log again (default: a table's small parts, once it holds more than %d)", store.MaxSmallParts)},
-		},
-		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
-		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts"),
-				Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
-			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
-		},
-	}
-}
-
-// Summary is what a run did.
+// Summary counts what the reading did.
 type Summary struct {
 	Files, Failed, Skipped int
 	SkippedFiles           []Skipped // each file found and not read, with why
@@ -190,51 +94,138 @@ type Summary struct {
 	// returned.
 	Fetched objstore.Stats
 
-	logs        []schema.Log // written once the set rules have run
-	set         setSummary
-	incremental bool // Files counts the new and changed files only
+	logs []schema.Log // written once the set rules have run
 }
 
-// Validate checks the options before any work.
-func (opts Options) Validate() error {
-	if len(opts.Paths) == 0 {
-		return cliutil.Usagef("ingest: no PATH given; name log files or folders, e.g. `empties ingest logs/ --out data/study`")
+// Result is what an ingest did.
+type Result struct {
+	Summary
+	Dir string // the dataset
+	// Incremental counts the files of an ingest into a dataset that held
+	// an ingest's tables (Files then counts the new and changed ones only);
+	// nil when every file was read.
+	Incremental *Incremental
+	Compacted   Compaction
+	// Committed is false when nothing changed: the dataset is as it was.
+	Committed bool
+	// Dropped names the later stages' tables removed, computed from the
+	// old rows.
+	Dropped     []string
+	Set         SetSummary
+	AllAttempts bool
+}
+
+// Partial is the error of a run that committed its tables but could not
+// read every file or sample (exit code 1), or nil.
+func (r *Result) Partial() error {
+	var msgs []string
+	if r.Failed > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables", r.Failed, r.Files))
 	}
-	if opts.Out == "" {
-		return cliutil.Usagef("ingest: --out DIR is required")
+	if r.Missing > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d samples listed in their logs' summaries have no member to read", r.Missing))
 	}
-	switch opts.Progress {
-	case "", "auto", "always", "never":
-	default:
-		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.Progress)
-	}
-	if opts.MaxMemberBytes < 0 {
-		return cliutil.Usagef("ingest: --max-member-mb must be positive, not %d", opts.MaxMemberBytes>>20)
-	}
-	if opts.Compression != "" && !slices.Contains(store.Compressions, opts.Compression) {
-		return cliutil.Usagef("ingest: --compression must be one of %s, not %q", strings.Join(store.Compressions, ", "), opts.Compression)
+	if len(msgs) > 0 {
+		return &cliutil.PartialError{Msg: strings.Join(msgs, "; ") + " (listed above and in ingest_errors)"}
 	}
 	return nil
 }
 
-// Run ingests opts.Paths into opts.Out.
-func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
-	if err := opts.Validate(); err != nil {
-		return err
-	}
-	// The dataset folder is checked before the logs are listed: it may not
-	// be, hold or lie inside them (store.Create checks it again, locked).
-	if _, err := guard.CheckDataset(opts.Out, guard.Rules{Avoid: opts.Paths}); err != nil {
-		return err
-	}
-	local, urls := splitURLs(opts.Paths)
-	files, skipped, err := discover(local)
+// Build ingests cfg.Paths into cfg.Out and returns the error the command
+// exits with: Ingest's, or Partial's. The tests of the later stages build
+// their datasets with it.
+func Build(ctx context.Context, cfg Config) error {
+	res, err := Ingest(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	return res.Partial()
+}
+
+// Ingest reads cfg.Paths into the dataset cfg.Out: the files found
+// (findLogs), only the new and changed ones into a dataset an ingest wrote
+// (planRead), through the decoding pipeline (ingestFiles); then the log set
+// is decided, the tables compacted and committed in one switch (settle).
+// A file or sample that cannot be read is in the result (Partial), not an
+// error.
+func Ingest(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	in, err := findLogs(ctx, cfg.Paths, cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := store.Create(cfg.Out, cfg.Paths...)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	if cfg.Compression != "" {
+		if err := ds.SetCompression(cfg.Compression); err != nil {
+			return nil, err
+		}
+	}
+
+	start := time.Now()
+	p, err := planRead(ds, in.fps, cfg)
+	if err != nil {
+		return nil, err
+	}
+	toRead, starts := in.fps, map[string]int(nil)
+	if p != nil {
+		toRead = p.read
+		if starts, err = p.carry(ds); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Progress.Start(len(toRead))
+	spill := cfg.SpillBytes
+	if spill <= 0 {
+		spill = DefaultSpillBytes
+	}
+	sum, err := ingestFiles(ctx, readConfig{ds: ds, files: toRead, starts: starts, remote: in.remote, workers: workers(cfg.Workers), spillAt: spill,
+		lim: evallog.Limits{MaxMember: cfg.MaxMemberBytes, HashBeside: true}, prog: cfg.Progress, log: cfg.Log})
+	cfg.Progress.Clear()
+	if err != nil {
+		return nil, err
+	}
+	in.remote.report(sum, cfg.Log)
+	sum.Skipped, sum.SkippedFiles = len(in.skipped), in.skipped
+	res, err := settle(ctx, ds, p, sum, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// found is what findLogs found: the files to consider and those skipped.
+type found struct {
+	fps     []Fingerprint
+	skipped []Skipped
+	remote  *remoteLogs
+}
+
+// findLogs lists the logs under paths, local and s3://; none is an error
+// naming why each path gave none.
+func findLogs(ctx context.Context, paths []string, out string) (found, error) {
+	// The dataset folder is checked before the logs are listed: it may not
+	// be, hold or lie inside them (store.Create checks it again, locked).
+	if _, err := guard.CheckDataset(out, guard.Rules{Avoid: paths}); err != nil {
+		return found{}, err
+	}
+	local, urls := splitURLs(paths)
+	files, skipped, err := discover(local)
+	if err != nil {
+		return found{}, err
 	}
 	remote, err := discoverRemote(ctx, urls)
 	if err != nil {
-		return err
+		return found{}, err
 	}
 	files, skipped = remote.merge(files, skipped)
 	if len(files) == 0 {
@@ -246,108 +237,70 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			fmt.Fprintf(&why, "\n  skipped %s: %s", s.Path, s.Reason)
 		}
 		if len(remote.errs) > 0 { // not a usage error: the storage refused
-			return fmt.Errorf("ingest: no logs could be listed under %s%s", strings.Join(opts.Paths, ", "), why.String())
+			return found{}, fmt.Errorf("ingest: no logs could be listed under %s%s", strings.Join(paths, ", "), why.String())
 		}
-		return cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(opts.Paths, ", "), why.String())
+		return found{}, cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(paths, ", "), why.String())
 	}
-	fps := remote.fingerprints(fingerprints(files))
-	ds, err := store.Create(opts.Out, opts.Paths...)
-	if err != nil {
-		return err
-	}
-	defer ds.Close()
-	if opts.Compression != "" {
-		if err := ds.SetCompression(opts.Compression); err != nil {
-			return err
-		}
-	}
+	return found{fps: remote.fingerprints(fingerprints(files)), skipped: skipped, remote: remote}, nil
+}
 
-	start := time.Now()
-	var p *plan // nil: every file is read
-	if !opts.Full {
-		var why string
-		if p, why, err = planIncremental(ds, fps); err != nil {
-			return err
-		}
-		if why != "" {
-			fmt.Fprintf(stderr, "note: reading every file: %s\n", why)
-		}
+// planRead decides which files an ingest into ds reads: nil, every file,
+// with cfg.Full or when ds holds no complete ingest to build on (said in a
+// note).
+func planRead(ds *store.Dataset, fps []Fingerprint, cfg Config) (*plan, error) {
+	if cfg.Full {
+		return nil, nil
 	}
-	toRead, starts := fps, map[string]int(nil)
-	if p != nil {
-		toRead = p.read
-		if starts, err = p.carry(ds); err != nil {
-			return err
-		}
-	}
-	prog := newProgress(stderr, opts.Progress, len(toRead))
-	spill := opts.SpillBytes
-	if spill <= 0 {
-		spill = DefaultSpillBytes
-	}
-	sum, err := ingestFiles(ctx, ds, toRead, starts, remote, workers(opts.Workers), spill, evallog.Limits{MaxMember: opts.MaxMemberBytes, HashBeside: true}, prog, stderr)
-	prog.done()
+	p, why, err := planIncremental(ds, fps)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	remote.report(sum, stderr)
-	sum.Skipped, sum.SkippedFiles = len(skipped), skipped
-	sum.incremental = p != nil
+	if why != "" {
+		fmt.Fprintf(cfg.Log, "note: reading every file: %s\n", why)
+	}
+	return p, nil
+}
+
+// settle decides the log set over every logs row (kept and read), compacts
+// an incremental ingest's tables when due, and commits the tables, unless
+// nothing changed.
+func settle(ctx context.Context, ds *store.Dataset, p *plan, sum *Summary, cfg Config) (*Result, error) {
+	res := &Result{Dir: ds.Dir, AllAttempts: cfg.AllAttempts}
 	rows := sum.logs
 	if p != nil {
+		res.Incremental = &p.Incremental
 		rows = mergeLogs(p.kept, sum.logs)
 		for _, e := range p.keptErrors {
 			sum.Missing++
-			fmt.Fprintf(stderr, "error: %s: %s: %s (the file is unchanged since the last ingest)\n", e.Path, e.Member, e.Error)
+			fmt.Fprintf(cfg.Log, "error: %s: %s: %s (the file is unchanged since the last ingest)\n", e.Path, e.Member, e.Error)
 		}
 		sum.Errors = mergeErrors(p.keptErrors, sum.Errors)
 	}
 	// The set rules need every header, so the logs table is written last.
-	sum.set = applyLogSet(rows, opts.AllAttempts)
+	res.Set = applyLogSet(rows, cfg.AllAttempts)
 	changed, commit := true, true
 	if p != nil {
 		changed, commit = p.changes(rows, sum.Errors)
 	}
-	var compacted compaction // nothing to commit: nothing compacted, unless asked
-	if p != nil && (commit || opts.Compact) {
-		if compacted, err = compactTables(ctx, ds, rows, opts.Compact); err != nil {
-			return err
+	if p != nil && (commit || cfg.Compact) { // nothing to commit: nothing compacted, unless asked
+		var err error
+		if res.Compacted, err = compactTables(ctx, ds, rows, cfg.Compact); err != nil {
+			return nil, err
 		}
-		commit = commit || len(compacted) > 0
+		commit = commit || len(res.Compacted) > 0
 	}
-	var dropped []string
 	if commit {
 		if err := writeLogs(ds, rows); err != nil {
-			return err
+			return nil, err
 		}
-		if dropped, err = finish(ctx, ds, sum, changed); err != nil {
-			return err
-		}
-	}
-	sum.Elapsed = time.Since(start)
-	printSummary(stdout, ds.Dir, sum)
-	if p != nil {
-		printIncremental(stdout, p)
-		printCompaction(stdout, compacted)
-		switch {
-		case !commit:
-			fmt.Fprintf(stdout, "nothing changed: the dataset is as it was\n")
-		case len(dropped) > 0:
-			fmt.Fprintf(stdout, "removed the tables computed from the old rows (%s): run rescore, analyze and decide again\n", strings.Join(dropped, ", "))
+		var err error
+		if res.Dropped, err = finish(ctx, ds, sum, changed); err != nil {
+			return nil, err
 		}
 	}
-	printSetSummary(stdout, sum.set, opts.AllAttempts)
-	var msgs []string
-	if sum.Failed > 0 {
-		msgs = append(msgs, fmt.Sprintf("%d of %d files could not be read; their samples are not in the tables", sum.Failed, sum.Files))
-	}
-	if sum.Missing > 0 {
-		msgs = append(msgs, fmt.Sprintf("%d samples listed in their logs' summaries have no member to read", sum.Missing))
-	}
-	if len(msgs) > 0 {
-		return &cliutil.PartialError{Msg: strings.Join(msgs, "; ") + " (listed above and in ingest_errors)"}
-	}
-	return nil
+	res.Committed = commit
+	res.Summary = *sum
+	return res, nil
 }
 
 func workers(n int) int {
@@ -391,22 +344,47 @@ const (
 	openAhead = 2
 )
 
-// ingestFiles runs the pipeline: a dispatcher opens files in order and hands
-// samples to a pool of decoders; the writer takes results back in the same
-// order, so output order never depends on timing, and at most a bounded
-// number of samples is in flight.
-//
-// starts gives the part number each big table's new files start at
-// (plan.carry); nil for a table written whole. remote opens the s3:// URLs.
-func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, starts map[string]int, remote *remoteLogs, nWorkers int, spillAt int64, lim evallog.Limits, prog *progress, stderr io.Writer) (*Summary, error) {
+// readConfig is what the pipeline reads with.
+type readConfig struct {
+	ds    *store.Dataset
+	files []Fingerprint
+	// starts gives the part number each big table's new files start at
+	// (plan.carry); nil for a table written whole.
+	starts  map[string]int
+	remote  *remoteLogs // opens the s3:// URLs
+	workers int
+	spillAt int64
+	lim     evallog.Limits
+	prog    Progress
+	log     io.Writer
+}
+
+// ingestFiles runs the pipeline: an opener opens files ahead (openFiles), a
+// dispatcher hands their samples to a pool of decoders (decoders,
+// dispatch); the writer takes results back in the same order (collect), so
+// output order never depends on timing, and at most a bounded number of
+// samples is in flight.
+func ingestFiles(ctx context.Context, rc readConfig) (*Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	inFlight := samplesInFlight * nWorkers
+	inFlight := samplesInFlight * rc.workers
 	order := make(chan item, inFlight)
 	work := make(chan *job, inFlight)
+	wg := decoders(ctx, rc.workers, work)
+	go dispatch(ctx, rc.files, openFiles(ctx, rc.files, rc.remote, rc.lim), order, work)
 
+	sk, err := openSinks(rc.ds, rc.starts)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{ds: rc.ds, sum: &Summary{Files: len(rc.files), Classes: map[string]int64{}}, prog: rc.prog, stderr: rc.log, sinks: sk, spillAt: rc.spillAt}
+	return w.collect(ctx, cancel, order, wg)
+}
+
+// decoders starts n workers that decode the samples of work.
+func decoders(ctx context.Context, n int, work <-chan *job) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	for range nWorkers {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -415,12 +393,18 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, st
 			}
 		}()
 	}
-	// The opener reads headers, hashes and (for .json) sample offsets of the
-	// next files while the current one's samples are decoded.
-	type opened struct {
-		l   *evallog.Log
-		err error
-	}
+	return &wg
+}
+
+// opened is a file the opener opened, or why it could not.
+type opened struct {
+	l   *evallog.Log
+	err error
+}
+
+// openFiles reads headers, hashes and (for .json) sample offsets of the
+// next files while the current one's samples are decoded.
+func openFiles(ctx context.Context, files []Fingerprint, remote *remoteLogs, lim evallog.Limits) <-chan opened {
 	openQ := make(chan opened, openAhead)
 	go func() {
 		defer close(openQ)
@@ -436,66 +420,69 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, st
 			}
 		}
 	}()
-	go func() {
-		defer close(order)
-		defer close(work)
-		defer func() {
-			// After cancellation: close what was opened ahead, without
-			// waiting here on an open that may never return.
-			go func() {
-				for o := range openQ {
-					if o.l != nil {
-						o.l.Close()
-					}
+	return openQ
+}
+
+// dispatch puts each file's steps on order, in file order, and each sample
+// also on work for the decoders.
+func dispatch(ctx context.Context, files []Fingerprint, openQ <-chan opened, order chan<- item, work chan<- *job) {
+	defer close(order)
+	defer close(work)
+	defer func() {
+		// After cancellation: close what was opened ahead, without
+		// waiting here on an open that may never return.
+		go func() {
+			for o := range openQ {
+				if o.l != nil {
+					o.l.Close()
 				}
-			}()
+			}
 		}()
-		for _, f := range files {
-			p := f.Path
-			var o opened
-			var ok bool
+	}()
+	for _, f := range files {
+		p := f.Path
+		var o opened
+		var ok bool
+		select {
+		case o, ok = <-openQ:
+		case <-ctx.Done():
+			return
+		}
+		if !ok {
+			return
+		}
+		l, err := o.l, o.err
+		if err != nil {
+			if !send(ctx, order, item{path: p, err: err}) {
+				return
+			}
+			continue
+		}
+		lc := newLogContext(f, l)
+		if !send(ctx, order, item{path: p, log: l, ctx: lc}) {
+			l.Close()
+			return
+		}
+		for _, ref := range l.Samples {
+			j := &job{ref: ref, ctx: lc, result: make(chan jobResult, 1)}
+			if !send(ctx, order, item{path: p, sample: j}) {
+				return
+			}
 			select {
-			case o, ok = <-openQ:
+			case work <- j:
 			case <-ctx.Done():
 				return
 			}
-			if !ok {
-				return
-			}
-			l, err := o.l, o.err
-			if err != nil {
-				if !send(ctx, order, item{path: p, err: err}) {
-					return
-				}
-				continue
-			}
-			lc := newLogContext(f, l)
-			if !send(ctx, order, item{path: p, log: l, ctx: lc}) {
-				l.Close()
-				return
-			}
-			for _, ref := range l.Samples {
-				j := &job{ref: ref, ctx: lc, result: make(chan jobResult, 1)}
-				if !send(ctx, order, item{path: p, sample: j}) {
-					return
-				}
-				select {
-				case work <- j:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if !send(ctx, order, item{path: p, end: true}) {
-				return
-			}
 		}
-	}()
-
-	sk, err := openSinks(ds, starts)
-	if err != nil {
-		return nil, err
+		if !send(ctx, order, item{path: p, end: true}) {
+			return
+		}
 	}
-	w := &writer{ds: ds, sum: &Summary{Files: len(files), Classes: map[string]int64{}}, prog: prog, stderr: stderr, sinks: sk, spillAt: spillAt}
+}
+
+// collect writes the steps of order as they come, cancelling the run on the
+// first error, and waits for the decoders.
+func (w *writer) collect(ctx context.Context, cancel context.CancelFunc, order <-chan item, wg *sync.WaitGroup) (*Summary, error) {
 	var werr error
 	for it := range order {
 		if werr != nil || ctx.Err() != nil {
@@ -510,14 +497,14 @@ func ingestFiles(ctx context.Context, ds *store.Dataset, files []Fingerprint, st
 			cancel()
 		}
 	}
-	if !waitWorkers(&wg, ctx) {
+	if !waitWorkers(wg, ctx) {
 		if werr != nil {
 			return nil, werr
 		}
 		return nil, fmt.Errorf("stopped with a sample still being read: %w", context.Canceled)
 	}
 	w.abort()
-	if err := sk.close(); err != nil && werr == nil {
+	if err := w.sinks.close(); err != nil && werr == nil {
 		werr = err
 	}
 	if werr != nil {
@@ -632,7 +619,7 @@ const rawBytesInFlight = 256 << 20
 type writer struct {
 	ds      *store.Dataset
 	sum     *Summary
-	prog    *progress
+	prog    Progress
 	stderr  io.Writer
 	sinks   *sinks
 	spillAt int64
@@ -693,7 +680,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 	switch {
 	case it.err != nil:
 		w.fail(it.path, "", it.err)
-		w.prog.file(0)
+		w.prog.File(0)
 	case it.log != nil:
 		w.cur, w.ctx, w.failed = it.log, it.ctx, false
 		w.replies, w.scores, w.calls, w.held, w.nRows = nil, nil, nil, 0, 0
@@ -729,7 +716,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.nRows++
 		w.classes[r.Reply.Class]++
 		w.held += n
-		w.prog.sample()
+		w.prog.Sample()
 	case it.end:
 		return w.endFile()
 	}
@@ -741,7 +728,7 @@ func (w *writer) fail(path, member string, err error) {
 	w.sum.Failed++
 	e := schema.IngestError{Path: path, Member: member, Error: err.Error()}
 	w.sum.Errors = append(w.sum.Errors, e)
-	w.prog.clear()
+	w.prog.Clear()
 	if member != "" {
 		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, member, err)
 	} else {
@@ -765,7 +752,7 @@ func (w *writer) missing(path string, missing []evallog.MissingSample) {
 		err := fmt.Errorf("sample %s epoch %d is listed in %s but the log has no member %s: the sample cannot be read", m.ID, m.Epoch, m.Source, m.Member)
 		w.sum.Missing++
 		w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: m.Member, Error: err.Error()})
-		w.prog.clear()
+		w.prog.Clear()
 		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, m.Member, err)
 	}
 }
@@ -782,7 +769,7 @@ func (w *writer) endFile() error {
 	}
 	if w.failed {
 		w.drop()
-		w.prog.file(0)
+		w.prog.File(0)
 		return nil
 	}
 	w.sum.logs = append(w.sum.logs, logRow(w.ctx, l, w.nRows))
@@ -800,7 +787,7 @@ func (w *writer) endFile() error {
 		w.sum.Classes[c] += n
 	}
 	w.replies, w.scores, w.calls = nil, nil, nil
-	w.prog.file(l.Size)
+	w.prog.File(l.Size)
 	return nil
 }
 
@@ -948,59 +935,4 @@ func newLogContext(f Fingerprint, l *evallog.Log) *logContext {
 func LogID(absPath string) string {
 	s := sha256.Sum256([]byte(absPath))
 	return hex.EncodeToString(s[:8])
-}
-
-func printSummary(w io.Writer, dir string, s *Summary) {
-	ok := s.Files - s.Failed
-	what := "files"
-	if s.incremental {
-		what = "new or changed files"
-	}
-	fmt.Fprintf(w, "ingested %d of %d %s, %d samples, %.1f MB in %.1fs", ok, s.Files, what, s.Samples, float64(s.Bytes)/1e6, s.Elapsed.Seconds())
-	if s.Failed > 0 {
-		fmt.Fprintf(w, "; %d failed", s.Failed)
-	}
-	if s.Skipped > 0 {
-		fmt.Fprintf(w, "; %d files skipped", s.Skipped)
-	}
-	fmt.Fprintln(w)
-	if s.Fetched.Requests > 0 {
-		fmt.Fprintf(w, "fetched %.1f MB from object storage in %d GETs\n", float64(s.Fetched.Bytes)/1e6, s.Fetched.Requests)
-	}
-	for _, sk := range s.SkippedFiles {
-		fmt.Fprintf(w, "  skipped %s: %s\n", sk.Path, sk.Reason)
-	}
-	if len(s.Classes) > 0 {
-		if s.incremental {
-			fmt.Fprintln(w, "reply classes of the files read:")
-		} else {
-			fmt.Fprintln(w, "reply classes:")
-		}
-		for _, c := range classOrder(s.Classes) {
-			fmt.Fprintf(w, "  %-16s %8d\n", c, s.Classes[c])
-		}
-	}
-	fmt.Fprintf(w, "tables in %s (DuckDB views: %s)\n", filepath.Join(dir, store.CurrentLink), filepath.Join(dir, store.ViewsFile))
-}
-
-// classOrder lists the classes present in the seed's order.
-func classOrder(m map[string]int64) []string {
-	var out []string
-	for _, r := range classify.OrderedRules() {
-		if _, ok := m[r.Class]; ok && (len(out) == 0 || out[len(out)-1] != r.Class) {
-			out = append(out, r.Class)
-		}
-	}
-	var rest []string
-	for c := range m {
-		found := false
-		for _, o := range out {
-			found = found || o == c
-		}
-		if !found {
-			rest = append(rest, c)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
 }

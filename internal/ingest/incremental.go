@@ -53,7 +53,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"empties/internal/classify"
@@ -75,6 +74,11 @@ type plan struct {
 	prevLogs   []schema.Log
 	prevErrors []schema.IngestError
 
+	Incremental
+}
+
+// Incremental counts the files of an ingest into a dataset an ingest wrote.
+type Incremental struct {
 	New, Changed, Unchanged, Removed int
 	Hashed                           int // files whose size or time differed, settled by their hash
 	Stale                            int // of Changed: read by another ingest version
@@ -200,11 +204,12 @@ func carryTable[T any](ds *store.Dataset, table string, p *plan, logID func(*T) 
 	return next, err
 }
 
-// compaction is what compactTables did, table by table.
-type compaction []tableCompaction
+// Compaction is what compactTables did, table by table.
+type Compaction []TableCompaction
 
-type tableCompaction struct {
-	table string
+// TableCompaction is the compaction of one table.
+type TableCompaction struct {
+	Table string
 	store.Compacted
 }
 
@@ -212,7 +217,7 @@ type tableCompaction struct {
 // generation (store.CompactParts): their small parts once there are too
 // many, every part with all. Rows go in the order of their log in logs,
 // which is path order, the order of a full ingest.
-func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, all bool) (compaction, error) {
+func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, all bool) (Compaction, error) {
 	ranks := make(map[string]int, len(logs))
 	for i, l := range logs {
 		ranks[l.LogID] = i
@@ -223,14 +228,14 @@ func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, al
 		}
 		return len(logs) // a row with no logs row (none is written): last
 	}
-	jobs := []func() (tableCompaction, error){
+	jobs := []func() (TableCompaction, error){
 		compactTable[schema.Reply](ctx, ds, "replies", all, rank),
 		compactTable[schema.Score](ctx, ds, "scores", all, rank),
 		compactTable[schema.ModelCall](ctx, ds, "model_calls", all, rank),
 	}
 	// A table each on a goroutine of its own, as a full ingest's sinks.
 	var wg sync.WaitGroup
-	res := make([]tableCompaction, len(jobs))
+	res := make([]TableCompaction, len(jobs))
 	errs := make([]error, len(jobs))
 	for i, job := range jobs {
 		wg.Add(1)
@@ -243,7 +248,7 @@ func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, al
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	var out compaction
+	var out Compaction
 	for _, c := range res {
 		if c.Parts > 0 {
 			out = append(out, c)
@@ -252,25 +257,11 @@ func compactTables(ctx context.Context, ds *store.Dataset, logs []schema.Log, al
 	return out, nil
 }
 
-func compactTable[T any](ctx context.Context, ds *store.Dataset, table string, all bool, rank func(string) int) func() (tableCompaction, error) {
-	return func() (tableCompaction, error) {
+func compactTable[T any](ctx context.Context, ds *store.Dataset, table string, all bool, rank func(string) int) func() (TableCompaction, error) {
+	return func() (TableCompaction, error) {
 		c, err := store.CompactParts[T](ctx, ds, table, "log_id", all, rank)
-		return tableCompaction{table, c}, err
+		return TableCompaction{table, c}, err
 	}
-}
-
-func printCompaction(w io.Writer, c compaction) {
-	if len(c) == 0 {
-		return
-	}
-	var parts, into int
-	tables := make([]string, len(c))
-	for i, t := range c {
-		parts += t.Parts
-		into += t.Into
-		tables[i] = fmt.Sprintf("%s %d into %d", t.table, t.Parts, t.Into)
-	}
-	fmt.Fprintf(w, "compacted %d part files into %d (%s), in the order a full ingest writes\n", parts, into, strings.Join(tables, ", "))
 }
 
 // mergeLogs puts the kept rows and the rows read into path order, the order
@@ -346,19 +337,3 @@ var ingestVersion = sync.OnceValue(func() string {
 	}
 	return fmt.Sprintf("tables %s, rules %s, extract %d", hex.EncodeToString(h.Sum(nil))[:12], classify.Version, ExtractVersion)
 })
-
-func printIncremental(w io.Writer, p *plan) {
-	var notes []string
-	if p.Hashed > 0 {
-		notes = append(notes, fmt.Sprintf("%d with a new size or time settled by content hash", p.Hashed))
-	}
-	if p.Stale > 0 {
-		notes = append(notes, fmt.Sprintf("%d changed because another empties version read them", p.Stale))
-	}
-	note := ""
-	if len(notes) > 0 {
-		note = "; " + strings.Join(notes, ", ")
-	}
-	fmt.Fprintf(w, "incremental: new %d, changed %d, unchanged %d, removed %d%s (--full reads every file again)\n",
-		p.New, p.Changed, p.Unchanged, p.Removed, note)
-}

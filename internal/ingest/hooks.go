@@ -3,16 +3,15 @@ package ingest
 import (
 	"context"
 	"sync/atomic"
-	"testing"
 
 	"empties/internal/evallog"
 	"empties/internal/objstore"
 )
 
-// CountReads counts, until the test ends, the log files and s3:// objects
+// CountReads (for tests) counts, until the test ends, the log files and s3:// objects
 // ingest opens (for their header and samples) and the files it hashes to
 // settle a changed size or time.
-func CountReads(t testing.TB) (opened, hashed *atomic.Int64) {
+func CountReads(t interface{ Cleanup(func()) }) (opened, hashed *atomic.Int64) {
 	opened, hashed = new(atomic.Int64), new(atomic.Int64)
 	o, ob, h := openLog, openObject, hashFile
 	openLog = func(p string, lim evallog.Limits) (*evallog.Log, error) {
