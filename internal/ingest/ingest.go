@@ -377,7 +377,7 @@ func ingestFiles(ctx context.Context, rc readConfig) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{ds: rc.ds, sum: &Summary{Files: len(rc.files), Classes: map[string]int64{}}, prog: rc.prog, stderr: rc.log, sinks: sk, spillAt: rc.spillAt}
+	w := &writer{ds: rc.ds, sum: &Summary{Files: len(rc.files), Classes: map[string]int64{}}, prog: rc.prog, log: rc.log, sinks: sk, spillAt: rc.spillAt}
 	return w.collect(ctx, cancel, order, wg)
 }
 
@@ -620,7 +620,7 @@ type writer struct {
 	ds      *store.Dataset
 	sum     *Summary
 	prog    Progress
-	stderr  io.Writer
+	log     io.Writer // Config.Log
 	sinks   *sinks
 	spillAt int64
 
@@ -730,9 +730,9 @@ func (w *writer) fail(path, member string, err error) {
 	w.sum.Errors = append(w.sum.Errors, e)
 	w.prog.Clear()
 	if member != "" {
-		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, member, err)
+		fmt.Fprintf(w.log, "error: %s: %s: %v\n", path, member, err)
 	} else {
-		fmt.Fprintf(w.stderr, "error: %s: %v\n", path, err)
+		fmt.Fprintf(w.log, "error: %s: %v\n", path, err)
 	}
 }
 
@@ -753,7 +753,7 @@ func (w *writer) missing(path string, missing []evallog.MissingSample) {
 		w.sum.Missing++
 		w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: m.Member, Error: err.Error()})
 		w.prog.Clear()
-		fmt.Fprintf(w.stderr, "error: %s: %s: %v\n", path, m.Member, err)
+		fmt.Fprintf(w.log, "error: %s: %s: %v\n", path, m.Member, err)
 	}
 }
 

@@ -166,7 +166,7 @@ var openObject = func(ctx context.Context, c *objstore.Client, o objstore.Object
 
 // report counts each URL that could not be listed as a failed input, and
 // the GETs the run made.
-func (r *remoteLogs) report(sum *Summary, stderr io.Writer) {
+func (r *remoteLogs) report(sum *Summary, log io.Writer) {
 	if r.client != nil {
 		sum.Fetched = r.client.Stats()
 	}
@@ -174,6 +174,6 @@ func (r *remoteLogs) report(sum *Summary, stderr io.Writer) {
 		sum.Files++
 		sum.Failed++
 		sum.Errors = append(sum.Errors, e)
-		fmt.Fprintf(stderr, "error: %s\n", e.Error)
+		fmt.Fprintf(log, "error: %s\n", e.Error)
 	}
 }

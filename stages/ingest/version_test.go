@@ -55,7 +55,7 @@ func TestRowsGolden(t *testing.T) {
 	}
 	if *update {
 		if wantVersion == version && want != "" {
-			t.Fatalf("the rows ingest makes changed but ingest_version did not (%s): bump ExtractVersion in stages/ingest/version.go first, so datasets read their logs again, then -update", version)
+			t.Fatalf("the rows ingest makes changed but ingest_version did not (%s): bump ExtractVersion in internal/ingest/version.go first, so datasets read their logs again, then -update", version)
 		}
 		if err := os.WriteFile(rowsGolden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestRowsGolden(t *testing.T) {
 		return
 	}
 	if wantVersion == version {
-		t.Errorf("the rows ingest makes from the corpora changed, but logs.ingest_version did not (%s), so an incremental ingest would keep the old rows of every unchanged log.\nIf the change is deliberate, bump ExtractVersion in stages/ingest/version.go and run `go test ./stages/ingest -run TestRowsGolden -update`.\nChanged sums:\n%s", version, diffLines(want, got))
+		t.Errorf("the rows ingest makes from the corpora changed, but logs.ingest_version did not (%s), so an incremental ingest would keep the old rows of every unchanged log.\nIf the change is deliberate, bump ExtractVersion in internal/ingest/version.go and run `go test ./stages/ingest -run TestRowsGolden -update`.\nChanged sums:\n%s", version, diffLines(want, got))
 	} else {
 		t.Errorf("ingest_version is %s, the golden's %s: run `go test ./stages/ingest -run TestRowsGolden -update` to record the rows of the new version.\nChanged sums:\n%s", version, wantVersion, diffLines(want, got))
 	}

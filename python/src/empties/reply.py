@@ -3,7 +3,7 @@
 The reply of a sample is the output of the **first completed generation of the
 model under test** (design rule 1 of empties), read from the sample's model
 events in their logged order, exactly as empties' ingest reads it
-(stages/ingest/extract.go; README "How the reply is chosen"):
+(internal/ingest/extract.go; README "How the reply is chosen"):
 
 * **Whose call.** A model event under a span of type ``scorer``/``scorers``
   (older logs: inside a scorer ``step``) is a judge's; so is one whose ``role``
