@@ -39,9 +39,9 @@ type Log struct {
 	ETag         *string  `parquet:"etag,optional" doc:"an object's ETag when it was listed (s3:// paths; NULL for a local file): a later ingest reads the object again when its size or ETag differs"`
 	// The log's place in its log set (internal/logset): superseded logs'
 	// rows stay in every table and are counted by no measure.
-	SetStatus        string  `parquet:"set_status" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`
+	SetStatus        string  `parquet:"set_status" vocab:"set_statuses" doc:"counted, or superseded: another file holds its samples (a newer attempt of the task, its recovered copy, its merged log); ingest --all-attempts counts every file"`
 	SupersededBy     *string `parquet:"superseded_by,optional" doc:"log_id of the file that supersedes it directly (null when counted)"`
-	SupersededReason *string `parquet:"superseded_reason,optional" doc:"retried (a newer attempt of the task), recovered (its -recovered copy), merged_shards (a shard its finished merged log covers) or duplicate (another copy of the same eval); null when counted"`
+	SupersededReason *string `parquet:"superseded_reason,optional" vocab:"superseded_reasons" doc:"retried (a newer attempt of the task), recovered (its -recovered copy), merged_shards (a shard its finished merged log covers) or duplicate (another copy of the same eval); null when counted"`
 	IngestVersion    string  `parquet:"ingest_version" doc:"what read the file: the ingest tables' columns, the classification rules and the extraction rules (ingest.ExtractVersion), not the build; a later ingest into the dataset reads a file again when it differs"`
 }
 
@@ -52,7 +52,7 @@ type Reply struct {
 	Task         string `parquet:"task" doc:"task name"`
 	Model        string `parquet:"model" doc:"model under test (the eval's model)"`
 	SampleID     string `parquet:"sample_id" doc:"sample id as text"`
-	SampleIDType string `parquet:"sample_id_type" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
+	SampleIDType string `parquet:"sample_id_type" vocab:"sample_id_types" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
 	Epoch        int64  `parquet:"epoch" doc:"epoch, from 1"`
 	SampleUUID   string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
 	Member       string `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
@@ -64,7 +64,7 @@ type Reply struct {
 	// errored event followed by another call of the same model, role and
 	// input in the same span: inspect_ai's retry loop). Without such an event
 	// the reply is sample.output, unless that output is a judge's.
-	ReplySource         string  `parquet:"reply_source" doc:"where the reply was taken from: model_event (the first model-under-test event that is a generation: placeholders and failed, retried attempts skipped), sample_output (the model under test made no call through Inspect's model API that completed, e.g. an agent driving an outside CLI or a log without events, so sample.output, which is no judge's output), or none (nothing of the model under test to read: no such event and no usable sample.output; the class is then the rules' reading of an absent output, e.g. no_choices or error)"`
+	ReplySource         string  `parquet:"reply_source" vocab:"reply_sources" doc:"where the reply was taken from: model_event (the first model-under-test event that is a generation: placeholders and failed, retried attempts skipped), sample_output (the model under test made no call through Inspect's model API that completed, e.g. an agent driving an outside CLI or a log without events, so sample.output, which is no judge's output), or none (nothing of the model under test to read: no such event and no usable sample.output; the class is then the rules' reading of an absent output, e.g. no_choices or error)"`
 	ReplyModel          *string `parquet:"reply_model,optional" doc:"model string of the reply's call (model_event), or sample.output.model (sample_output)"`
 	CallError           *string `parquet:"call_error,optional" doc:"error of the reply's model call: an attempt that failed and was not retried (its output is then a placeholder)"`
 	FailedAttempts      int64   `parquet:"failed_attempts" doc:"model-under-test attempts listed before the reply that failed and were retried (model_calls.call_status retried): transient provider failures"`
@@ -89,7 +89,7 @@ type Reply struct {
 	ToolCallFunctions []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
 	ToolsOffered      *bool    `parquet:"tools_offered,optional" doc:"the reply's call was offered tools (its event's tools list is non-empty); null when the log does not show it (reply from sample.output, no reply, or an event without a tools list)"`
 	MaxTokens         *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
-	MaxTokensSource   string   `parquet:"max_tokens_source" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
+	MaxTokensSource   string   `parquet:"max_tokens_source" vocab:"max_tokens_sources" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
 	InputTokens       *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
 	OutputTokens      *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
 	ReasoningTokens   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
@@ -106,7 +106,7 @@ type Reply struct {
 	SampleMetadata    *string  `parquet:"sample_metadata,optional" sql:"JSON" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
 	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
-	Class     string `parquet:"class" doc:"reply class (pre-registration, first match wins)"`
+	Class     string `parquet:"class" vocab:"classes" doc:"reply class (pre-registration, first match wins)"`
 	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
 	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
 }
@@ -118,7 +118,7 @@ type Score struct {
 	Epoch       int64    `parquet:"epoch" doc:"epoch"`
 	Scorer      string   `parquet:"scorer" doc:"score key (the scorer's registry name, made unique)"`
 	ValueJSON   string   `parquet:"value_json,json" doc:"the raw value as JSON (NaN/Infinity literals kept as Python wrote them)"`
-	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
+	ValueKind   string   `parquet:"value_kind" vocab:"value_kinds" doc:"str, int, float, bool, list, dict or null"`
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"inspect_ai's value_to_float: C=1, P=0.5, I=N=0, yes/true=1, no/false=0, numbers and numeric strings as themselves (NaN kept), 0 for other strings, lists and dicts (as inspect_ai, after its warning); NaN for null"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when it is a scalar"`
 	Unscored    bool     `parquet:"unscored" doc:"the value is NaN at the root (Score.unscored(): excluded from metrics)"`
@@ -136,11 +136,11 @@ type ModelCall struct {
 	CallIndex      int64    `parquet:"call_index" doc:"position among the sample's model events, from 0"`
 	Model          string   `parquet:"model" doc:"model string of the call"`
 	Role           *string  `parquet:"role,optional" doc:"model role (null for the model under test and for a role lookup that fell back to the default model)"`
-	Kind           string   `parquet:"kind" doc:"whose call: the model under test, a judge (a scorer's) or other"`
-	KindReason     string   `parquet:"kind_reason" doc:"why: scorer_span (under a scorer/scorers span), scorer_step (inside a legacy scorer step), grader_role (role names a grader), other_role, other_model, or eval_model (the eval's model outside scoring, no role)"`
+	Kind           string   `parquet:"kind" vocab:"call_kinds" doc:"whose call: the model under test, a judge (a scorer's) or other"`
+	KindReason     string   `parquet:"kind_reason" vocab:"kind_reasons" doc:"why: scorer_span (under a scorer/scorers span), scorer_step (inside a legacy scorer step), grader_role (role names a grader), other_role, other_model, or eval_model (the eval's model outside scoring, no role)"`
 	Scorer         *string  `parquet:"scorer,optional" doc:"name of the scorer span or step the call sits in"`
 	IsReply        bool     `parquet:"is_reply" doc:"this call's output is the sample's reply (the first model-under-test call whose call_status is completed or failed)"`
-	CallStatus     string   `parquet:"call_status" doc:"completed (the call returned), placeholder (pending: never completed; not a generation), retried (errored, then retried: a later call of the same model, role and input in the same span), or failed (errored, not retried)"`
+	CallStatus     string   `parquet:"call_status" vocab:"call_statuses" doc:"completed (the call returned), placeholder (pending: never completed; not a generation), retried (errored, then retried: a later call of the same model, role and input in the same span), or failed (errored, not retried)"`
 	StopReason     *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason"`
 	OutputError    *string  `parquet:"output_error,optional" doc:"ModelOutput.error"`
 	CallError      *string  `parquet:"call_error,optional" doc:"the call failed with this error (output is a placeholder)"`
@@ -162,7 +162,7 @@ type ModelCall struct {
 	Cache          *string  `parquet:"cache,optional" doc:"read (served from inspect's local cache, not billed) or write"`
 	Timestamp      *int64   `parquet:"timestamp,optional,timestamp(microsecond)" doc:"when the event started (UTC; a naive time in the log is UTC, as inspect_ai reads it); null when the log has none or it does not parse"`
 	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
-	JudgeClass     *string  `parquet:"judge_class,optional" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
+	JudgeClass     *string  `parquet:"judge_class,optional" vocab:"judge_classes" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
 }
 
 // IngestError is a row of the ingest_errors table.
@@ -193,11 +193,11 @@ type PolicyScore struct {
 	Arm         string   `parquet:"arm" doc:"arm"`
 	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
 	Epoch       int64    `parquet:"epoch" doc:"epoch"`
-	Policy      string   `parquet:"policy" doc:"P0 (the eval's own logged score), P1 (non-answers get the failure value), P2 (non-answers unscored), P3 (class-aware)"`
-	Class       string   `parquet:"class" doc:"reply class"`
+	Policy      string   `parquet:"policy" vocab:"policies" doc:"P0 (the eval's own logged score), P1 (non-answers get the failure value), P2 (non-answers unscored), P3 (class-aware)"`
+	Class       string   `parquet:"class" vocab:"classes" doc:"reply class"`
 	Rerouted    bool     `parquet:"rerouted" doc:"the policy replaced the logged score for this reply"`
 	ValueJSON   string   `parquet:"value_json,json" doc:"the value under the policy, JSON in the eval's own shape (NaN = unscored)"`
-	ValueKind   string   `parquet:"value_kind" doc:"str, int, float, bool, list, dict or null"`
+	ValueKind   string   `parquet:"value_kind" vocab:"value_kinds" doc:"str, int, float, bool, list, dict or null"`
 	ValueFloat  *float64 `parquet:"value_float,optional" doc:"value_to_float of the value"`
 	ValueString *string  `parquet:"value_str,optional" doc:"the value as text when scalar"`
 	Unscored    bool     `parquet:"unscored" doc:"the sample is out of the metric's denominator under this policy"`
@@ -211,7 +211,7 @@ type Headline struct {
 	Eval           string   `parquet:"eval" doc:"eval profile"`
 	Route          string   `parquet:"route" doc:"route"`
 	Arm            string   `parquet:"arm" doc:"arm"`
-	Policy         string   `parquet:"policy" doc:"routing policy"`
+	Policy         string   `parquet:"policy" vocab:"policies" doc:"routing policy"`
 	Metric         string   `parquet:"metric" doc:"the eval's headline metric"`
 	Value          *float64 `parquet:"value,optional" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
 	Low            *float64 `parquet:"ci_low,optional" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
@@ -246,10 +246,10 @@ type JudgeVerdict struct {
 	Temperature  *float64 `parquet:"temperature,optional" doc:"judge temperature (null = provider default)"`
 	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"judge max_tokens"`
 	JudgeText    string   `parquet:"judge_text" doc:"the judge's output text"`
-	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's reply"`
+	JudgeClass   string   `parquet:"judge_class" vocab:"judge_classes" doc:"class of the judge's reply"`
 	VerdictJSON  string   `parquet:"verdict_json,json" doc:"the score value the verdict produced (JSON)"`
 	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
-	ReplyClass   string   `parquet:"reply_class" doc:"class of the reply the judge graded"`
+	ReplyClass   string   `parquet:"reply_class" vocab:"classes" doc:"class of the reply the judge graded"`
 	ReplyNonAns  bool     `parquet:"reply_non_answer" doc:"the graded reply is a non-answer"`
 }
 
@@ -262,7 +262,7 @@ type P0Check struct {
 	Metric     string   `parquet:"metric" doc:"metric key in the log's results"`
 	Stored     *float64 `parquet:"stored,optional" doc:"the metric inspect_ai stored in the log"`
 	Recomputed *float64 `parquet:"recomputed,optional" doc:"the P0 headline recomputed from the per-sample rows"`
-	Status     string   `parquet:"status" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
+	Status     string   `parquet:"status" vocab:"p0_statuses" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
 	OK         bool     `parquet:"ok" doc:"status is not mismatch"`
 	Detail     string   `parquet:"detail" doc:"why not, when not"`
 }
@@ -309,10 +309,10 @@ type ReplyOutcome struct {
 	Part      string `parquet:"part" doc:"A or C"`
 	SampleID  string `parquet:"sample_id" doc:"sample id as text"`
 	Epoch     int64  `parquet:"epoch" doc:"epoch"`
-	Class     string `parquet:"class" doc:"reply class"`
+	Class     string `parquet:"class" vocab:"classes" doc:"reply class"`
 	NonAnswer bool   `parquet:"non_answer" doc:"a non-answer class"`
 	Refused   *bool  `parquet:"refused,optional" doc:"the eval's own scorer counted the reply as a refusal (profile's refused predicate over the logged score); null when unscored or the profile has none"`
-	Form      string `parquet:"form" doc:"D2 refusal form: filtered, refusal_flag, error_text (the class), text (an answer the eval's scorer counts as a refusal) or none"`
+	Form      string `parquet:"form" vocab:"refusal_forms" doc:"D2 refusal form: filtered, refusal_flag, error_text (the class), text (an answer the eval's scorer counts as a refusal) or none"`
 	PairKey   string `parquet:"pair_key" doc:"eval/route/sample_id/epoch: pairs a re-run with the reply it re-runs"`
 }
 
@@ -324,11 +324,11 @@ type Rerun struct {
 	Arm          string  `parquet:"arm" doc:"wide or control"`
 	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
 	Epoch        int64   `parquet:"epoch" doc:"epoch"`
-	Status       string  `parquet:"status" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
+	Status       string  `parquet:"status" vocab:"rerun_statuses" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
 	OrigLogID    *string `parquet:"orig_log_id,optional" doc:"log of the original reply"`
-	OrigClass    *string `parquet:"orig_class,optional" doc:"class of the original reply"`
+	OrigClass    *string `parquet:"orig_class,optional" vocab:"classes" doc:"class of the original reply"`
 	RerunLogID   *string `parquet:"rerun_log_id,optional" doc:"log of the re-run"`
-	RerunClass   *string `parquet:"rerun_class,optional" doc:"class of the re-run reply"`
+	RerunClass   *string `parquet:"rerun_class,optional" vocab:"classes" doc:"class of the re-run reply"`
 	RerunRefused *bool   `parquet:"rerun_refused,optional" doc:"the eval's own scorer counted the re-run as a refusal"`
 }
 
@@ -345,7 +345,7 @@ type JudgeTest struct {
 	VerdictJSON  string   `parquet:"verdict_json,json" doc:"the score the judge's verdict produced (JSON)"`
 	VerdictFloat *float64 `parquet:"verdict_float,optional" doc:"value_to_float of the verdict"`
 	Passed       *bool    `parquet:"passed,optional" doc:"a passing verdict on a non-answer (seed section 5, profile judge.pass); null when unscored"`
-	JudgeClass   string   `parquet:"judge_class" doc:"class of the judge's own reply"`
+	JudgeClass   string   `parquet:"judge_class" vocab:"judge_classes" doc:"class of the judge's own reply"`
 }
 
 // PlannedRerun is a row of the planned_reruns table: what `empties select`

@@ -230,9 +230,8 @@ func parseSelects(ctx context.Context, conn *sql.Conn, q string) (trees []json.R
 // readerFunctions are the table functions a query may call: readers of
 // files (which LockReader confines to the dataset), of the catalog and of
 // values.
-var readerFunctions = map[string]bool{}
-
-func init() {
+var readerFunctions = func() map[string]bool {
+	m := map[string]bool{}
 	for _, f := range strings.Fields(`read_parquet parquet_scan read_csv read_csv_auto read_json read_json_auto read_ndjson
 		read_ndjson_auto read_json_objects read_json_objects_auto read_ndjson_objects read_text read_blob sniff_csv
 		parquet_metadata parquet_schema parquet_file_metadata parquet_kv_metadata parquet_full_metadata parquet_bloom_probe
@@ -245,9 +244,10 @@ func init() {
 		duckdb_connection_count duckdb_prepared_statements
 		pragma_table_info pragma_show pragma_version pragma_platform pragma_database_size pragma_storage_info
 		pragma_metadata_info pragma_collations pragma_user_agent`) {
-		readerFunctions[f] = true
+		m[f] = true
 	}
-}
+	return m
+}()
 
 // unsafeFunction returns the first table function of a parse tree that is
 // not in readerFunctions ("" if none).

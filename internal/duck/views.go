@@ -46,7 +46,7 @@ var ReaderViews = Views{Others: true}
 
 // StagingSelect is the query of a declared table's staging view over the
 // generation (or folder of tables) root.
-func StagingSelect(root string, t schema.Table, counted bool) string {
+func StagingSelect(root string, t schema.TableDef, counted bool) string {
 	var cols []string
 	for _, c := range t.Columns() {
 		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", Ident(c.Name), c.Type, Ident(c.Name)))
@@ -60,7 +60,7 @@ func StagingSelect(root string, t schema.Table, counted bool) string {
 
 // EmptySelect is the query of the empty view of a declared table: its
 // declared columns and no rows.
-func EmptySelect(t schema.Table) string {
+func EmptySelect(t schema.TableDef) string {
 	var cols []string
 	for _, c := range t.Columns() {
 		cols = append(cols, fmt.Sprintf("CAST(NULL AS %s) AS %s", c.Type, Ident(c.Name)))
@@ -68,7 +68,7 @@ func EmptySelect(t schema.Table) string {
 	return "SELECT " + strings.Join(cols, ", ") + " WHERE false"
 }
 
-func hasColumn(t schema.Table, name string) bool {
+func hasColumn(t schema.TableDef, name string) bool {
 	for _, c := range t.Columns() {
 		if c.Name == name {
 			return true
@@ -88,6 +88,7 @@ func CreateViews(ctx context.Context, db Querier, dataDir string, v Views) ([]st
 	if err != nil {
 		return nil, err
 	}
+	store.RepairOnce(root, RepairViews) // every reader repairs a copied or moved dataset's view file
 	return createViews(ctx, db, root, v, true, "")
 }
 
@@ -153,7 +154,7 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 // checkColumns compares the column names of a table's files with the
 // declared schema, so data written by another version of empties fails with
 // a clear message instead of a binder error deep in a query.
-func checkColumns(ctx context.Context, db Querier, root string, t schema.Table) error {
+func checkColumns(ctx context.Context, db Querier, root string, t schema.TableDef) error {
 	rows, err := db.QueryContext(ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+ReadParquet(root, t.Name)+")")
 	if err != nil {
 		return err
@@ -195,7 +196,8 @@ func checkColumns(ctx context.Context, db Querier, root string, t schema.Table) 
 // attached file's path with its symlinks resolved); read from elsewhere it
 // fails with an error saying what happened and what repairs it. Any empties
 // command that reads the dataset repairs it (RepairViews, through
-// store.RepairViews) by writing the file anew for where it lies.
+// store.RepairOnce in CreateViews, and store.Create with ViewFile) by
+// writing the file anew for where it lies.
 func WriteViewsDB(ctx context.Context, file, root string) error {
 	// DuckDB derives a database's WAL path by cutting it at '?', so the file
 	// is written under a plain temporary name and copied into place.
@@ -293,14 +295,14 @@ func viewsRoot(ctx context.Context, file string) (string, error) {
 	return root, err
 }
 
-// Every generation a stage commits gets its view file, and a view file
-// written for another place is rewritten when a process first reads its
-// generation.
-func init() {
-	store.WriteViews = func(ctx context.Context, gen string) error {
-		return WriteViewsDB(ctx, filepath.Join(gen, store.ViewsFile), gen)
-	}
-	store.RepairViews = RepairViews
+// ViewFile is what a stage passes to store.Create (store.Stage.Views) so
+// that every generation it commits gets its view file, and a view file
+// written for another place is rewritten when it opens the dataset.
+var ViewFile = store.ViewFile{Write: WriteViews, Repair: RepairViews}
+
+// WriteViews writes the view file of generation gen (store.ViewsFile in it).
+func WriteViews(ctx context.Context, gen string) error {
+	return WriteViewsDB(ctx, filepath.Join(gen, store.ViewsFile), gen)
 }
 
 // OpenDataset opens an in-memory DuckDB with the reader views of the dataset

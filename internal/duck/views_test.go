@@ -25,7 +25,7 @@ func writeTables(t *testing.T, dir string, tables map[string][2]string) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	ds, err := store.Create(dir)
+	ds, err := store.Create(store.Stage{Name: store.FixtureWriter, Views: duck.ViewFile}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

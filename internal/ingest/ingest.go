@@ -20,7 +20,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"empties/internal/cliutil"
-	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/duck"
 	"empties/internal/evallog"
 	"empties/internal/guard"
 	"empties/internal/objstore"
@@ -159,7 +159,7 @@ func Ingest(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := store.Create(cfg.Out, cfg.Paths...)
+	ds, err := store.Create(store.Stage{Name: schema.StageIngest, Views: duck.ViewFile}, cfg.Out, cfg.Paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -653,13 +653,13 @@ type sinks struct {
 func openSinks(ds *store.Dataset, starts map[string]int) (*sinks, error) {
 	var s sinks
 	var err error
-	if s.replies, err = store.NewSinkAt[schema.Reply](ds, "replies", starts["replies"]); err != nil {
+	if s.replies, err = store.SinkOf(ds, schema.Replies, starts["replies"]); err != nil {
 		return nil, err
 	}
-	if s.scores, err = store.NewSinkAt[schema.Score](ds, "scores", starts["scores"]); err != nil {
+	if s.scores, err = store.SinkOf(ds, schema.Scores, starts["scores"]); err != nil {
 		return nil, err
 	}
-	if s.calls, err = store.NewSinkAt[schema.ModelCall](ds, "model_calls", starts["model_calls"]); err != nil {
+	if s.calls, err = store.SinkOf(ds, schema.ModelCalls, starts["model_calls"]); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -876,7 +876,7 @@ func (w *writer) abort() {
 // view file, the dataset's current generation. With changed, the later
 // stages' tables are left out of it; it returns their names.
 func finish(ctx context.Context, ds *store.Dataset, sum *Summary, changed bool) ([]string, error) {
-	errs, err := store.NewWriter[schema.IngestError](ds, "ingest_errors")
+	errs, err := store.WriterOf(ds, schema.IngestErrors)
 	if err != nil {
 		return nil, err
 	}
@@ -886,7 +886,7 @@ func finish(ctx context.Context, ds *store.Dataset, sum *Summary, changed bool) 
 	if err := errs.Keep(ds); err != nil {
 		return nil, err
 	}
-	if err := store.Merge[schema.IngestError](ds, "ingest_errors"); err != nil {
+	if err := store.MergeTable(ds, schema.IngestErrors); err != nil {
 		return nil, err
 	}
 	// Every table computed from the rows a new ingest replaces is removed

@@ -50,7 +50,7 @@ func applyLogSet(rows []schema.Log, allAttempts bool) SetSummary {
 
 // writeLogs stages the logs table (rows in the order the files were read).
 func writeLogs(ds *store.Dataset, rows []schema.Log) error {
-	w, err := store.NewWriter[schema.Log](ds, "logs")
+	w, err := store.WriterOf(ds, schema.Logs)
 	if err != nil {
 		return err
 	}
@@ -61,5 +61,5 @@ func writeLogs(ds *store.Dataset, rows []schema.Log) error {
 	if err := w.Keep(ds); err != nil {
 		return err
 	}
-	return store.Merge[schema.Log](ds, "logs")
+	return store.MergeTable(ds, schema.Logs)
 }

@@ -42,6 +42,7 @@ import (
 	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/store"
+	"empties/schema"
 	sqlfiles "empties/sql"
 )
 
@@ -93,7 +94,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		params, manifestPath = ParamsFrom(m), m.Path
 	}
 	params.ExamplesSeed, params.ExamplesPerClass = opts.ExamplesSeed, opts.ExamplesPerClass
-	ds, err := store.Create(opts.Data)
+	ds, err := store.Create(store.Stage{Name: schema.StageAnalyze, Views: duck.ViewFile}, opts.Data)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func writeDataset(t testing.TB, given string) string {
 			t.Fatalf("given: %s: %v", stmt, err)
 		}
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testutil.Fixture, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func writeBenchDataset(b *testing.B, dir string) {
 			b.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(store.Stage{Name: store.FixtureWriter, Views: duck.ViewFile}, dir)
 	if err != nil {
 		b.Fatal(err)
 	}

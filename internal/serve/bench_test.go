@@ -48,7 +48,7 @@ func benchDataset(b *testing.B) string {
 }
 
 func writeSynthetic(dir string, n, nLogs int) error {
-	d, err := store.Create(dir)
+	d, err := store.Create(store.Stage{Name: schema.StageIngest}, dir)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,9 @@ func ReadCurrent[T any](d *Dataset, table string) ([]T, error) {
 // It returns the number the next part file takes (NewSinkAt), so rows added
 // in the same run land in files of their own, and the rows left out.
 func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, keyOf func(*T) string) (next int, dropped int64, err error) {
+	if err := d.mayWrite(table, rowType[T]()); err != nil {
+		return 0, 0, err
+	}
 	files, err := d.CurrentFiles(table)
 	if err != nil {
 		return 0, 0, err

@@ -17,7 +17,7 @@ type keyedRow struct {
 // written), writes again one that loses some, leaves out one that loses
 // all, and the rows added after it go to new part files, numbered on.
 func TestFilterPartsKeepsLinksAndAppends(t *testing.T) {
-	d, err := Create(t.TempDir())
+	d, err := Create(Stage{}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ type oldKeyedRow struct {
 // every log of that build is read again) does not stop the next ingest: a
 // dataset built before typed timestamps failed with "STRING to INT64".
 func TestFilterPartsDropsAnOlderSchemaUnread(t *testing.T) {
-	d, err := Create(t.TempDir())
+	d, err := Create(Stage{}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

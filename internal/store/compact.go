@@ -67,6 +67,9 @@ type Compacted struct {
 // touches nothing of d but that table's folder, so the tables of a run can
 // be compacted at the same time.
 func CompactParts[T any](ctx context.Context, d *Dataset, table, key string, all bool, rank func(string) int) (Compacted, error) {
+	if err := d.mayWrite(table, rowType[T]()); err != nil {
+		return Compacted{}, err
+	}
 	dir := filepath.Join(d.build, finalDir, table)
 	names, err := partNames(dir)
 	if os.IsNotExist(err) {

@@ -97,7 +97,7 @@ func fullWrite(t testing.TB, keys []string) map[string]string {
 	keys = slices.Clone(keys)
 	slices.SortFunc(keys, func(a, b string) int { return rankOf(a) - rankOf(b) })
 	dir := t.TempDir()
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func compact(t testing.TB, d *store.Dataset, all bool) store.Compacted {
 // the way (its part written again without it) is not in it.
 func TestCompactPartsWritesWhatAFullWriteWrites(t *testing.T) {
 	dir := t.TempDir()
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCompactPartsWritesWhatAFullWriteWrites(t *testing.T) {
 func TestCompactPartsLeavesFullParts(t *testing.T) {
 	store.SetRowsPerFile(t, 10)
 	dir := t.TempDir()
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestKillCompactionAtEveryCommitStep(t *testing.T) {
 	}
 	before := []string{"k00", "k02", "k04", "k06", "k08", "k10", "k12", "k14", "k16"}
 	template := t.TempDir()
-	d, err := store.Create(template)
+	d, err := store.Create(testStage, template)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestKillCompactionAtEveryCommitStep(t *testing.T) {
 			if got := fileSums(t, dir); !mapsEqual(got, want) {
 				t.Errorf("after the kill the table is %v, want %v", got, want)
 			}
-			d, err := store.Create(dir)
+			d, err := store.Create(testStage, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,7 +381,7 @@ func killedCompaction() {
 		}
 	})
 	tb := &exitTB{}
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func killedCompaction() {
 // the run is not committed, and the current generation is as it was.
 func TestCompactPartsInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +435,7 @@ func TestCompactPartsInterrupted(t *testing.T) {
 // one; its bytes are the texts', and it reports the part files' size.
 func BenchmarkCompactParts(b *testing.B) {
 	dir := b.TempDir()
-	d, err := store.Create(dir)
+	d, err := store.Create(testStage, dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func BenchmarkCompactParts(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		d, err := store.Create(dir)
+		d, err := store.Create(testStage, dir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -49,7 +49,7 @@ func TestCraftedGenerationDeletesNothingOutside(t *testing.T) {
 			"link.parquet", "../../../victim/thesis/data.csv", "../../../victim/notes-link")
 		return append(files, "../../victim/notes.txt", filepath.Join(victim.Dir, "thesis", "data.csv"), "t/../../../victim/notes.txt", "t/link.parquet")
 	})
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestCraftedGenerationDeletesNothingOutside(t *testing.T) {
 		tables[filepath.Join(victim.Dir, "thesis")] = []any{"data.csv"}
 		return files
 	})
-	ds, err = store.Create(dir)
+	ds, err = store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestCraftedGenerationDeletesNothingOutside(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(g2, "generation.json"))
 	os.WriteFile(filepath.Join(stale, "generation.json"), b, 0o644)
 	os.Symlink(filepath.Join(victim.Dir, "thesis"), filepath.Join(stale, "evil"))
-	ds, err = store.Create(dir)
+	ds, err = store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestPreviousGenerationGoesAtCommit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ds")
 	commitTables(t, dir, "a", "t")
 	for i, v := range []string{"b", "c"} {
-		ds, err := store.Create(dir)
+		ds, err := store.Create(testStage, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

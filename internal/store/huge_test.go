@@ -62,7 +62,7 @@ func TestHugeRowsRoundTrip(t *testing.T) {
 	for _, name := range store.Compressions {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			ds, err := store.Create(dir)
+			ds, err := store.Create(testStage, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,16 +199,16 @@ func TestHugeTextWriterHeap(t *testing.T) {
 	const size = 48 << 20
 	text := proseText(size)
 	dir := t.TempDir()
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	replies, err := store.NewSink[replyRow](ds, "replies")
+	replies, err := store.NewSink[replyRow](ds, "big_replies")
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, err := store.NewSink[callRow](ds, "model_calls")
+	calls, err := store.NewSink[callRow](ds, "big_calls")
 	if err != nil {
 		t.Fatal(err)
 	}

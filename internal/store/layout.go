@@ -23,7 +23,7 @@ package store
 //     is written there;
 //  2. the final folder is renamed to gen/<n>, n one past the highest
 //     generation;
-//  3. the DuckDB view file is written into gen/<n> (WriteViews);
+//  3. the DuckDB view file is written into gen/<n> (Stage.Views);
 //  4. every file and folder of gen/<n>, and gen/ itself, is fsynced;
 //  5. a new symlink .current-<n> -> gen/<n> is made beside current;
 //  6. it is renamed over current, and DIR is fsynced: the switch, one atomic
@@ -75,15 +75,27 @@ const (
 	buildMark = ".empties-build"
 )
 
-// WriteViews writes the DuckDB view file of a generation (ViewsFile inside
-// genDir) at step 3 of Commit. Package duck sets it; a program that does not
-// link duck writes generations without a view file.
-var WriteViews func(ctx context.Context, genDir string) error
+// Stage is who opens a dataset to write it: the stage, which may write
+// only the tables schema/ gives it (TableDef.Writers) and any table schema/
+// does not declare (an analysis output, a scratch table), and the view file
+// its commits write.
+type Stage struct {
+	Name  string   // schema.StageIngest, ...; "" writes no declared table
+	Views ViewFile // package duck's duck.ViewFile; the zero value writes none
+}
 
-// RepairViews rewrites the view file of a generation that was written for
-// another place (a copied or moved dataset); Current calls it when the
-// process first reads a generation. Package duck sets it.
-var RepairViews func(ctx context.Context, genDir string) error
+// ViewFile writes and repairs the DuckDB view file of a generation
+// (ViewsFile inside genDir). Package duck provides it (duck.ViewFile);
+// store does not link DuckDB, so a dataset opened without it gets
+// generations without a view file.
+type ViewFile struct {
+	// Write writes the view file of a generation, at step 3 of Commit.
+	Write func(ctx context.Context, genDir string) error
+	// Repair rewrites the view file of a generation that was written for
+	// another place (a copied or moved dataset); Create calls it on the
+	// current generation, and readers through RepairOnce.
+	Repair func(ctx context.Context, genDir string) error
+}
 
 // commitStep is called after each step of Commit, with its number; the kill
 // tests set it to stop the process there.
@@ -100,6 +112,7 @@ type Dataset struct {
 	drops   []string            // tables left out of the next generation
 	carried map[string]bool     // tables Preview linked from the current generation
 	codec   *compression        // page compression of the files it writes
+	by      Stage               // who writes: mayWrite, and the view file of Commit
 }
 
 type marker struct {
@@ -121,7 +134,8 @@ type generation struct {
 // killed runs left. A folder that holds anything else is refused, and left
 // as it was; so is one that is, holds or lies inside a path of avoid (the
 // LOGS a stage reads) or lies inside another dataset (guard.CheckDataset).
-func Create(dir string, avoid ...string) (*Dataset, error) {
+// by names the stage that writes (Stage).
+func Create(by Stage, dir string, avoid ...string) (*Dataset, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -150,7 +164,7 @@ func Create(dir string, avoid ...string) (*Dataset, error) {
 		return nil, fmt.Errorf("%s is being written by another empties process (lock %s held)", abs, lock.Name())
 	}
 	unpinAll(abs) // from here on this process reads under the lock
-	d := &Dataset{Dir: abs, lock: lock, codec: compressions[DefaultCompression]}
+	d := &Dataset{Dir: abs, lock: lock, codec: compressions[DefaultCompression], by: by}
 	if !marked {
 		b, _ := json.Marshal(marker{Format: "empties dataset", Version: FormatVersion})
 		if err := writeSynced(filepath.Join(abs, MarkerFile), append(b, '\n')); err != nil {
@@ -164,7 +178,7 @@ func Create(dir string, avoid ...string) (*Dataset, error) {
 	}
 	d.recover()
 	if n, err := currentNumber(abs); err == nil && n > 0 {
-		repairOnce(filepath.Join(abs, genDir, genName(n)))
+		RepairOnce(filepath.Join(abs, genDir, genName(n)), by.Views.Repair)
 	}
 	if err := d.newBuild(); err != nil {
 		d.Close()
@@ -390,7 +404,6 @@ func Current(dir string) (string, error) {
 		}
 		g := filepath.Join(abs, genDir, genName(n))
 		if pin(abs, g) || try == 3 {
-			repairOnce(g)
 			return g, nil
 		}
 		// Switched and being removed between the readlink and the pin:
@@ -433,11 +446,13 @@ var repaired = struct {
 	m map[string]bool
 }{m: map[string]bool{}}
 
-// repairOnce checks, once per process, that the view file of generation g
-// reads g's own files, and rewrites it if not (RepairViews): best effort, a
-// read-only copy keeps its view file, which then fails loudly.
-func repairOnce(g string) {
-	if RepairViews == nil {
+// RepairOnce checks, once per process, that the view file of generation g
+// reads g's own files, and rewrites it if not (repair: duck.RepairViews,
+// which duck.CreateViews passes for every reader): best effort, a read-only
+// copy keeps its view file, which then fails loudly. A nil repair does
+// nothing.
+func RepairOnce(g string, repair func(ctx context.Context, genDir string) error) {
+	if repair == nil {
 		return
 	}
 	repaired.Lock()
@@ -445,7 +460,7 @@ func repairOnce(g string) {
 	repaired.m[g] = true
 	repaired.Unlock()
 	if !done {
-		RepairViews(context.Background(), g)
+		repair(context.Background(), g)
 	}
 }
 
@@ -628,8 +643,8 @@ func (d *Dataset) Commit(files ...string) error {
 		return err
 	}
 	commitStep(2)
-	if WriteViews != nil {
-		if err := WriteViews(context.Background(), gpath); err != nil {
+	if d.by.Views.Write != nil {
+		if err := d.by.Views.Write(context.Background(), gpath); err != nil {
 			return err
 		}
 		repaired.Lock()
@@ -820,6 +835,9 @@ func isDir(p string) bool {
 // need be), for a stage that writes a table's Parquet files itself, such as
 // DuckDB's COPY; Commit switches it in with the rest.
 func (d *Dataset) TableDir(table string) (string, error) {
+	if err := d.mayWrite(table, nil); err != nil {
+		return "", err
+	}
 	p := filepath.Join(d.build, finalDir, table)
 	if d.carried[table] {
 		// Its files are hard links to the current generation's: writing

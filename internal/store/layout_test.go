@@ -18,6 +18,9 @@ import (
 	"empties/internal/store"
 )
 
+// testStage writes no table of schema/, and the view file of every generation.
+var testStage = store.Stage{Views: duck.ViewFile}
+
 type kv struct {
 	Table string `parquet:"table"`
 	Value string `parquet:"value"`
@@ -27,7 +30,7 @@ type kv struct {
 // in one generation.
 func commitTables(t testing.TB, dir, v string, tables ...string) {
 	t.Helper()
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +134,7 @@ func TestCreateRefusesForeignFolders(t *testing.T) {
 				}
 			}
 			before := snapshot(t, dir)
-			ds, err := store.Create(dir)
+			ds, err := store.Create(testStage, dir)
 			if err == nil {
 				ds.Close()
 				t.Fatal("Create accepted the folder")
@@ -183,7 +186,7 @@ func TestForeignFilesSurvive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +273,7 @@ func TestKillAtEveryCommitStep(t *testing.T) {
 			readWhole(t, dir, want)
 			// The next run recovers: no build folder, no second
 			// generation, no half-made link; then it commits.
-			ds, err := store.Create(dir)
+			ds, err := store.Create(testStage, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +338,7 @@ func killedCommit() {
 			os.Exit(3)
 		}
 	})
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -393,7 +396,7 @@ func TestReaderKeepsItsGeneration(t *testing.T) {
 	if err := reader.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +434,7 @@ func TestPreview(t *testing.T) {
 	dir := t.TempDir()
 	commitTables(t, dir, "old", "t1", "t2", "t3")
 	oldFile := store.TableFiles(dir, "t2")[0]
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testStage, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,9 @@ func NewSink[T any](d *Dataset, table string) (*Sink[T], error) {
 // NewSinkAt is NewSink for a table that already holds parts in the next
 // generation (FilterParts): its first file is part-<first>.parquet.
 func NewSinkAt[T any](d *Dataset, table string, first int) (*Sink[T], error) {
+	if err := d.mayWrite(table, rowType[T]()); err != nil {
+		return nil, err
+	}
 	dir, err := d.TableDir(table)
 	if err != nil {
 		return nil, err

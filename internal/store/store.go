@@ -46,8 +46,12 @@ type Writer[T any] struct {
 	rows  int64
 }
 
-// NewWriter opens a staged file for a table.
+// NewWriter opens a staged file for a table (WriterOf, for a table of
+// schema/).
 func NewWriter[T any](d *Dataset, table string) (*Writer[T], error) {
+	if err := d.mayWrite(table, rowType[T]()); err != nil {
+		return nil, err
+	}
 	d.seq++
 	dir := filepath.Join(d.build, "staged", table)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -160,6 +164,9 @@ func (w *Writer[T]) Discard() {
 // order. A table with no rows still gets one (empty) file, so readers of the
 // dataset always find every table.
 func Merge[T any](d *Dataset, table string) error {
+	if err := d.mayWrite(table, rowType[T]()); err != nil {
+		return err
+	}
 	outDir, err := d.TableDir(table)
 	if err != nil {
 		return err

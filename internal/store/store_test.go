@@ -44,7 +44,7 @@ func TestCompressionsRoundTrip(t *testing.T) {
 	for _, name := range store.Compressions {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			ds, err := store.Create(dir)
+			ds, err := store.Create(testStage, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestCompressionsRoundTrip(t *testing.T) {
 }
 
 func TestSetCompressionRejectsUnknown(t *testing.T) {
-	ds, err := store.Create(t.TempDir())
+	ds, err := store.Create(testStage, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/sqlfmt"
+	"empties/internal/store"
 )
 
 // RepoRoot returns the directory holding go.mod.
@@ -117,3 +118,8 @@ func ReportCPU(b *testing.B, start float64, bytes int64) {
 		b.ReportMetric(float64(bytes)/1e6/s, "cpu-MB/s")
 	}
 }
+
+// Fixture is the dataset writer of a test that builds a fixture dataset
+// from tables of several stages (store.FixtureWriter may write every
+// table), with the view file of every generation, as a stage's.
+var Fixture = store.Stage{Name: store.FixtureWriter, Views: duck.ViewFile}

@@ -6,8 +6,11 @@
 package vocab
 
 import (
+	"fmt"
+
 	"empties/internal/classify"
 	"empties/internal/logset"
+	"empties/schema"
 )
 
 // The routing policies (policy_scores.policy); stages/rescore applies them.
@@ -31,34 +34,118 @@ const (
 // CallKinds are the call kinds in order.
 var CallKinds = []string{KindMUT, KindJudge, KindOther}
 
-// Column is a column of schema/ whose every value is one of a closed set.
-type Column struct {
-	Table, Column string
-	Values        []string
+// Call statuses (model_calls.call_status): how a model event ended.
+const (
+	CallCompleted   = "completed"   // the call returned
+	CallPlaceholder = "placeholder" // pending, never completed: not a generation
+	CallRetried     = "retried"     // errored, then retried
+	CallFailed      = "failed"      // errored, not retried
+)
+
+// CallStatuses are the call statuses in order.
+var CallStatuses = []string{CallCompleted, CallPlaceholder, CallRetried, CallFailed}
+
+// Reply sources (replies.reply_source): where a sample's reply was taken from.
+const (
+	SourceModelEvent   = "model_event"
+	SourceSampleOutput = "sample_output"
+	SourceNone         = "none"
+)
+
+// ReplySources are the reply sources in order.
+var ReplySources = []string{SourceModelEvent, SourceSampleOutput, SourceNone}
+
+// KindReasons (model_calls.kind_reason) say why a call has its kind, in
+// the order ingest's callKind tries them.
+var KindReasons = []string{"scorer_span", "scorer_step", "grader_role", "other_role", "other_model", "eval_model"}
+
+// MaxTokensSources (replies.max_tokens_source): where a reply's max_tokens
+// came from.
+var MaxTokensSources = []string{"call", "eval", "unset"}
+
+// SampleIDTypes (replies.sample_id_type): the JSON type of a sample id.
+var SampleIDTypes = []string{"int", "str"}
+
+// ValueKinds (scores.value_kind, policy_scores.value_kind): the JSON kind
+// of a score value (internal/scorevalue).
+var ValueKinds = []string{"str", "int", "float", "bool", "list", "dict", "null"}
+
+// The D2 refusal forms besides the provider refusal classes
+// (reply_outcomes.form): an answer the eval's scorer counts as a refusal,
+// and no refusal.
+const (
+	FormText = "text"
+	FormNone = "none"
+)
+
+// RefusalForms are D2's refusal forms: each provider refusal class, then
+// text and none.
+var RefusalForms = append(append([]string(nil), classify.ProviderRefusals...), FormText, FormNone)
+
+// RerunStatuses (reruns.status): how a planned or seen re-run paired.
+var RerunStatuses = []string{"paired", "no_original", "not_rerun"}
+
+// P0 check statuses (p0_check.status).
+const (
+	P0OK        = "ok"
+	P0Mismatch  = "mismatch"
+	P0Unchecked = "unchecked"
+)
+
+// P0Statuses are the p0_check statuses.
+var P0Statuses = []string{P0OK, P0Mismatch, P0Unchecked}
+
+// Sets are the closed sets by the name a column's vocab tag in schema/
+// gives.
+func Sets() map[string][]string {
+	return map[string][]string{
+		"classes":            classify.Classes(),
+		"judge_classes":      classify.JudgeClasses(),
+		"policies":           Policies,
+		"call_kinds":         CallKinds,
+		"call_statuses":      CallStatuses,
+		"reply_sources":      ReplySources,
+		"kind_reasons":       KindReasons,
+		"max_tokens_sources": MaxTokensSources,
+		"sample_id_types":    SampleIDTypes,
+		"value_kinds":        ValueKinds,
+		"refusal_forms":      RefusalForms,
+		"rerun_statuses":     RerunStatuses,
+		"p0_statuses":        P0Statuses,
+		"set_statuses":       logset.Statuses,
+		"superseded_reasons": logset.Reasons,
+	}
 }
 
-// Columns are the columns that hold a value of the vocabulary: `empties
-// schema` names each one's set in its doc, and `empties check` verifies that
-// every value in the dataset is one of it (NULL is allowed where the column
-// is nullable).
+// Column is a column of schema/ whose every value is one of a closed set.
+type Column struct {
+	Table  string   `json:"table"`
+	Column string   `json:"column"`
+	Set    string   `json:"set"` // the set's name (Sets)
+	Values []string `json:"values"`
+}
+
+// Columns are the columns that hold a value of the vocabulary, in schema/'s
+// order (the columns whose field has a vocab tag): `empties schema` names
+// each one's set in its doc, and `empties check` verifies that every value
+// in the dataset is one of it (Check; NULL is allowed where the column is
+// nullable). A tag naming no set panics: TestColumnsAreDeclared.
 func Columns() []Column {
-	classes, judge := classify.Classes(), classify.JudgeClasses()
-	return []Column{
-		{"replies", "class", classes},
-		{"model_calls", "kind", CallKinds},
-		{"model_calls", "judge_class", judge},
-		{"policy_scores", "policy", Policies},
-		{"policy_scores", "class", classes},
-		{"headlines", "policy", Policies},
-		{"judge_verdicts", "judge_class", judge},
-		{"judge_verdicts", "reply_class", classes},
-		{"reply_outcomes", "class", classes},
-		{"reruns", "orig_class", classes},
-		{"reruns", "rerun_class", classes},
-		{"judge_tests", "judge_class", judge},
-		{"logs", "set_status", logset.Statuses},
-		{"logs", "superseded_reason", logset.Reasons},
+	sets := Sets()
+	var out []Column
+	for _, t := range schema.Tables() {
+		for _, c := range t.Columns() {
+			if c.Vocab == "" {
+				continue
+			}
+			v, ok := sets[c.Vocab]
+			if !ok {
+				panic(fmt.Sprintf("vocab: %s.%s names no set %q", t.Name, c.Name, c.Vocab))
+			}
+			out = append(out, Column{Table: t.Name, Column: c.Name, Set: c.Vocab, Values: v})
+		}
 	}
+	return out
 }
 
 // Vocabulary is every closed set, as `empties schema --format json` exports

@@ -63,3 +63,25 @@ func TestEveryClassIsDefined(t *testing.T) {
 		}
 	}
 }
+
+// The closed columns the tables' writers fill with constants are in the
+// vocabulary, and each set is named by a column.
+func TestClosedColumnsAreInTheVocabulary(t *testing.T) {
+	have := map[string]bool{}
+	used := map[string]bool{}
+	for _, c := range vocab.Columns() {
+		have[c.Table+"."+c.Column] = true
+		used[c.Set] = true
+	}
+	for _, want := range []string{"model_calls.call_status", "replies.reply_source", "model_calls.kind_reason",
+		"reply_outcomes.form", "reruns.status", "p0_check.status", "replies.max_tokens_source", "scores.value_kind"} {
+		if !have[want] {
+			t.Errorf("%s is not in the vocabulary", want)
+		}
+	}
+	for name := range vocab.Sets() {
+		if !used[name] {
+			t.Errorf("set %s is no column's", name)
+		}
+	}
+}

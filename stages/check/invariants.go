@@ -20,7 +20,7 @@ type invariant struct {
 	query  string
 }
 
-// invariants_ are the contracts beside vocabularyInvariants; the policies
+// invariants_ are the contracts beside the vocabulary's (vocab.Check); the policies
 // come from internal/vocab (what `empties schema --format json` exports),
 // never from a copy here.
 var invariants_ = []invariant{
@@ -56,21 +56,6 @@ var invariants_ = []invariant{
 		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
 }
 
-// vocabularyInvariants are one invariant per column of the vocabulary
-// (vocab.Columns): every value is one of its set.
-func vocabularyInvariants() []invariant {
-	var out []invariant
-	for _, c := range vocab.Columns() {
-		col := duck.Ident(c.Column)
-		out = append(out, invariant{
-			name:   fmt.Sprintf("every %s.%s is one of %s", c.Table, c.Column, strings.Join(c.Values, ", ")),
-			tables: []string{c.Table},
-			query:  fmt.Sprintf("SELECT %s FROM %s WHERE %s NOT IN (%s)", col, duck.Ident(c.Table), col, sqlList(c.Values)),
-		})
-	}
-	return out
-}
-
 // sqlList is the names as a comma-separated list of SQL string literals.
 func sqlList(names []string) string {
 	quoted := make([]string, len(names))
@@ -99,7 +84,7 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 		have[t] = true
 	}
 	failed := 0
-	for _, inv := range append(invariants_, vocabularyInvariants()...) {
+	for _, inv := range invariants_ {
 		present := true
 		for _, t := range inv.tables {
 			present = present && have[t]
@@ -121,5 +106,6 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 			fmt.Fprintf(w, "invariant broken: %s (%d rows; query: %s)\n", inv.name, n, inv.query)
 		}
 	}
-	return failed, nil
+	vocabulary, err := vocab.Check(ctx, db, tables, w)
+	return failed + vocabulary, err
 }

@@ -57,7 +57,7 @@ func TestMissingMemberInvariant(t *testing.T) {
 	}
 
 	// the same dataset without its ingest_errors row
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testutil.Fixture, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSupersededByInvariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.edit != nil {
-				ds, err := store.Create(dir)
+				ds, err := store.Create(testutil.Fixture, dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,7 +162,7 @@ func TestVocabularyInvariants(t *testing.T) {
 	if err := check.Run(context.Background(), check.Options{Data: dir}, &out); err != nil {
 		t.Fatalf("check of an ingested log: %v\n%s", err, out.String())
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testutil.Fixture, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

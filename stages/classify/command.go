@@ -12,7 +12,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/cliutil"
-	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/duck"
 	"empties/internal/store"
 	"empties/internal/vocab"
 	"empties/schema"
@@ -65,14 +65,14 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("classify: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
-	ds, err := store.Create(opts.Data)
+	ds, err := store.Create(store.Stage{Name: schema.StageClassify, Views: duck.ViewFile}, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
 	counts := map[string]int64{}
 	changed := int64(0)
-	err = store.Rewrite(ds, "replies", func(r *schema.Reply) error {
+	err = store.RewriteTable(ds, schema.Replies, func(r *schema.Reply) error {
 		before := r.ClassRule
 		classify.Apply(r)
 		counts[r.Class]++
@@ -85,7 +85,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	if store.HasTable(opts.Data, "model_calls") {
-		err = store.Rewrite(ds, "model_calls", func(c *schema.ModelCall) error {
+		err = store.RewriteTable(ds, schema.ModelCalls, func(c *schema.ModelCall) error {
 			if c.Kind != vocab.KindJudge {
 				c.JudgeClass = nil
 				return nil

@@ -89,12 +89,12 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ds, err := store.Create(opts.Data)
+	ds, err := store.Create(store.Stage{Name: schema.StageDecide, Views: duck.ViewFile}, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
-	wr, err := store.NewWriter[schema.Decision](ds, "decisions")
+	wr, err := store.WriterOf(ds, schema.Decisions)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := wr.Keep(ds); err != nil {
 		return err
 	}
-	if err := store.Merge[schema.Decision](ds, "decisions"); err != nil {
+	if err := store.MergeTable(ds, schema.Decisions); err != nil {
 		return err
 	}
 	if err := ds.Commit(); err != nil {

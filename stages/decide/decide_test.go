@@ -22,7 +22,7 @@ func writeTable(t *testing.T, dir, name, selectSQL string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testutil.Fixture, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

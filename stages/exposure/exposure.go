@@ -67,9 +67,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/duck"
 	"empties/internal/guard"
 	"empties/internal/store"
+	"empties/schema"
 )
 
 // Options configures a scan.
@@ -141,7 +142,7 @@ func Run(ctx context.Context, opts Options, stdout io.Writer) error {
 	}
 	// The exposure table (and its Markdown beside it) is one table of the
 	// dataset's next generation, switched in with the others kept.
-	ds, err := store.Create(opts.Out, opts.Path)
+	ds, err := store.Create(store.Stage{Name: schema.StageExposure, Views: duck.ViewFile}, opts.Out, opts.Path)
 	if err != nil {
 		return err
 	}

@@ -236,7 +236,7 @@ func plant(t *testing.T, ds, table string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := store.Create(ds)
+	d, err := store.Create(testutil.Fixture, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

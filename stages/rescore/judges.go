@@ -61,7 +61,7 @@ func (j *judgeIndex) count(k sampleKey, p *manifest.Profile) int64 {
 
 func writeVerdicts(ds *store.Dataset, m *manifest.Manifest, assigned map[string]manifest.Assigned, j *judgeIndex,
 	replies map[sampleKey]*schema.Reply, logged map[sampleKey]*schema.Score) error {
-	wr, err := store.NewWriter[schema.JudgeVerdict](ds, "judge_verdicts")
+	wr, err := store.WriterOf(ds, schema.JudgeVerdicts)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/duck"
 	"empties/internal/logset"
 	"empties/internal/manifest"
 	"empties/internal/store"
@@ -79,7 +80,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ds, err := store.Create(opts.Data)
+	ds, err := store.Create(store.Stage{Name: schema.StageRescore, Views: duck.ViewFile}, opts.Data)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 
-	ps, err := store.NewWriter[schema.PolicyScore](ds, "policy_scores")
+	ps, err := store.WriterOf(ds, schema.PolicyScores)
 	if err != nil {
 		return err
 	}
@@ -157,9 +158,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	for _, mg := range []func() error{
-		func() error { return store.Merge[schema.LogAssignment](ds, "log_assignments") },
-		func() error { return store.Merge[schema.PolicyScore](ds, "policy_scores") },
-		func() error { return store.Merge[schema.JudgeVerdict](ds, "judge_verdicts") },
+		func() error { return store.MergeTable(ds, schema.LogAssignments) },
+		func() error { return store.MergeTable(ds, schema.PolicyScores) },
+		func() error { return store.MergeTable(ds, schema.JudgeVerdicts) },
 	} {
 		if err := mg(); err != nil {
 			return err
@@ -180,11 +181,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	reruns := pairReruns(d.outcomes, planned)
 	for _, step := range []func() error{
-		func() error { return writeRows(ds, "headlines", d.heads) },
-		func() error { return writeRows(ds, "p0_check", d.checks) },
-		func() error { return writeRows(ds, "reply_outcomes", d.outcomes) },
-		func() error { return writeRows(ds, "reruns", reruns) },
-		func() error { return writeRows(ds, "judge_tests", d.tests) },
+		func() error { return store.WriteTable(ds, schema.Headlines, d.heads) },
+		func() error { return store.WriteTable(ds, schema.P0Checks, d.checks) },
+		func() error { return store.WriteTable(ds, schema.ReplyOutcomes, d.outcomes) },
+		func() error { return store.WriteTable(ds, schema.Reruns, reruns) },
+		func() error { return store.WriteTable(ds, schema.JudgeTests, d.tests) },
 		func() error { return studyTables(ds, m) },
 	} {
 		if err := step(); err != nil {
@@ -199,21 +200,6 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	return nil
 }
 
-func writeRows[T any](ds *store.Dataset, table string, rows []T) error {
-	wr, err := store.NewWriter[T](ds, table)
-	if err != nil {
-		return err
-	}
-	if err := wr.Write(rows...); err != nil {
-		wr.Discard()
-		return err
-	}
-	if err := wr.Keep(ds); err != nil {
-		return err
-	}
-	return store.Merge[T](ds, table)
-}
-
 // assignLogs maps every log to its place in the study and stages the
 // log_assignments table. It returns the logs with an eval, and the paths of
 // those without. Superseded logs (logs.set_status) are skipped.
@@ -222,7 +208,7 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	if err := store.Scan(ds.Dir, "logs", func(l *schema.Log) error { logs = append(logs, *l); return nil }); err != nil {
 		return nil, nil, err
 	}
-	wr, err := store.NewWriter[schema.LogAssignment](ds, "log_assignments")
+	wr, err := store.WriterOf(ds, schema.LogAssignments)
 	if err != nil {
 		return nil, nil, err
 	}

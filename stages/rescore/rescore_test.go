@@ -187,7 +187,7 @@ func TestReingestDropsDerivedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(testutil.Fixture, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,13 +47,13 @@ func studyTables(ds *store.Dataset, m *manifest.Manifest) error {
 	sort.Slice(cells, func(i, j int) bool {
 		return cells[i].Eval+"\x00"+cells[i].Route < cells[j].Eval+"\x00"+cells[j].Route
 	})
-	if err := writeRows(ds, "study_routes", routes); err != nil {
+	if err := store.WriteTable(ds, schema.StudyRoutes, routes); err != nil {
 		return err
 	}
-	if err := writeRows(ds, "study_evals", evals); err != nil {
+	if err := store.WriteTable(ds, schema.StudyEvals, evals); err != nil {
 		return err
 	}
-	return writeRows(ds, "primary_cells", cells)
+	return store.WriteTable(ds, schema.PrimaryCells, cells)
 }
 
 // replyOutcomes evaluates, per re-scored reply, whether the eval's own

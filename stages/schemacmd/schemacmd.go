@@ -56,8 +56,19 @@ type table struct {
 	Name    string          `json:"name"`
 	Grain   string          `json:"grain"`
 	Doc     string          `json:"doc"`
-	Owner   string          `json:"owner"` // the one stage that writes it (schema.Owner; analyze for outputs)
+	Owner   string          `json:"owner"`          // the one stage that writes it (schema.TableDef.Owner; analyze for outputs)
+	Also    []string        `json:"also,omitempty"` // its documented second writers (classify)
+	Key     []string        `json:"key,omitempty"`  // the columns that identify a row
 	Columns []schema.Column `json:"columns"`
+}
+
+// writers says who writes the table, and its key.
+func (t table) writers() string {
+	s := "written by " + strings.Join(append([]string{t.Owner}, t.Also...), " and ")
+	if len(t.Key) > 0 {
+		s += "; key " + strings.Join(t.Key, ", ")
+	}
+	return s
 }
 
 // allTables lists the stages' tables, then the analysis outputs.
@@ -74,7 +85,7 @@ func allTables() ([]table, error) {
 				cols[i].Doc += "; one of " + strings.Join(v, ", ")
 			}
 		}
-		out = append(out, table{t.Name, t.Grain, t.Doc, schema.Owner(t.Name), cols})
+		out = append(out, table{Name: t.Name, Grain: t.Grain, Doc: t.Doc, Owner: t.Owner, Also: t.Also, Key: t.Key, Columns: cols})
 	}
 	suite, err := measures.LoadSuite(sqlfiles.FS)
 	if err != nil {
@@ -87,7 +98,7 @@ func allTables() ([]table, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := suite.Contracts[n]
-		t := table{Name: c.Output, Grain: c.Grain, Owner: "analyze", Doc: strings.TrimSpace(c.Doc) + " (analyze; contract sql/" + c.Output + ".yml)"}
+		t := table{Name: c.Output, Grain: c.Grain, Owner: schema.StageAnalyze, Doc: strings.TrimSpace(c.Doc) + " (contract sql/" + c.Output + ".yml)"}
 		for _, col := range c.Columns {
 			t.Columns = append(t.Columns, schema.Column{Name: col.Name, Type: col.Type, Nullable: !col.NotNull, Doc: col.Doc})
 		}
@@ -122,7 +133,7 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "%s: %s\n  %s\n", t.Name, t.Grain, t.Doc)
+			fmt.Fprintf(w, "%s: %s\n  %s (%s)\n", t.Name, t.Grain, t.Doc, t.writers())
 			for _, c := range t.Columns {
 				null := ""
 				if c.Nullable {
@@ -133,7 +144,7 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 		}
 	case "markdown":
 		for _, t := range tables {
-			fmt.Fprintf(w, "## %s\n\n%s. %s\n\n| column | type | null | meaning |\n|---|---|---|---|\n", t.Name, t.Grain, t.Doc)
+			fmt.Fprintf(w, "## %s\n\n%s. %s (%s)\n\n| column | type | null | meaning |\n|---|---|---|---|\n", t.Name, t.Grain, t.Doc, t.writers())
 			for _, c := range t.Columns {
 				fmt.Fprintf(w, "| %s | %s | %v | %s |\n", c.Name, c.Type, c.Nullable, strings.ReplaceAll(c.Doc, "|", `\|`))
 			}

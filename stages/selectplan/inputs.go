@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	_ "empties/internal/duck" // writes the view file of every generation store commits
+	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/measures"
 	planjson "empties/internal/plan"
@@ -246,12 +246,12 @@ func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
 			keep = append(keep, schema.PlannedRerun{Plan: name, Arm: plan.Kind, Eval: g.Eval, Route: g.Route, SampleID: s.ID, Epoch: s.Epoch})
 		}
 	}
-	ds, err := store.Create(dir)
+	ds, err := store.Create(store.Stage{Name: schema.StageSelect, Views: duck.ViewFile}, dir)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
-	w, err := store.NewWriter[schema.PlannedRerun](ds, "planned_reruns")
+	w, err := store.WriterOf(ds, schema.PlannedReruns)
 	if err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
 	if err := w.Keep(ds); err != nil {
 		return err
 	}
-	if err := store.Merge[schema.PlannedRerun](ds, "planned_reruns"); err != nil {
+	if err := store.MergeTable(ds, schema.PlannedReruns); err != nil {
 		return err
 	}
 	return ds.Commit()

@@ -229,7 +229,7 @@ func TestJudgeTestsRows(t *testing.T) {
 
 func copyDataset(t *testing.T, src, dst string) {
 	t.Helper()
-	ds, err := store.Create(dst)
+	ds, err := store.Create(testutil.Fixture, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
