@@ -6,10 +6,10 @@ type Log struct {
 	Path         string   `parquet:"path" doc:"absolute path of the log file"`
 	SHA256       string   `parquet:"sha256" doc:"SHA-256 of the file's bytes"`
 	SizeBytes    int64    `parquet:"size_bytes" doc:"file size in bytes"`
-	Format       string   `parquet:"format" doc:"eval (zip archive) or json"`
+	Format       string   `parquet:"format" vocab:"log_formats" doc:"eval (zip archive) or json"`
 	Version      int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
 	Status       string   `parquet:"status" doc:"started (running or killed: header from the journal), success, cancelled or error"`
-	HeaderSource string   `parquet:"header_source" doc:"header.json, _journal/start.json, or json"`
+	HeaderSource string   `parquet:"header_source" vocab:"header_sources" doc:"header.json, _journal/start.json, or json"`
 	EvalID       string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
 	RunID        string   `parquet:"run_id,optional" doc:"run id"`
 	EvalSetID    string   `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`

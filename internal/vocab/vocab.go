@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"empties/internal/classify"
+	"empties/internal/evallog"
 	"empties/internal/logset"
 	"empties/schema"
 )
@@ -95,6 +96,13 @@ const (
 // P0Statuses are the p0_check statuses.
 var P0Statuses = []string{P0OK, P0Mismatch, P0Unchecked}
 
+// LogFormats (logs.format) and HeaderSources (logs.header_source) are
+// internal/evallog's.
+var (
+	LogFormats    = []string{evallog.FormatEval, evallog.FormatJSON}
+	HeaderSources = []string{evallog.HeaderFromHeader, evallog.HeaderFromJournal, evallog.HeaderFromJSON}
+)
+
 // Sets are the closed sets by the name a column's vocab tag in schema/
 // gives.
 func Sets() map[string][]string {
@@ -112,6 +120,8 @@ func Sets() map[string][]string {
 		"refusal_forms":      RefusalForms,
 		"rerun_statuses":     RerunStatuses,
 		"p0_statuses":        P0Statuses,
+		"log_formats":        LogFormats,
+		"header_sources":     HeaderSources,
 		"set_statuses":       logset.Statuses,
 		"superseded_reasons": logset.Reasons,
 	}
