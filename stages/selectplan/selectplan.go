@@ -1,32 +1,26 @@
-// Package selectplan chooses what the arms that start from collected replies
-// run (`empties select`): the wide arm (every truncated_empty reply once more
-// with more room), the control arm (randomly chosen non-answers at the same
-// settings) and Part C (judges grading non-answer forms). It writes a plan a
-// person can read and run, the same plan as JSON for a script, and records
-// the planned re-runs so their results can be paired back.
+// Package selectplan is `empties select`: it plans what the arms that start
+// from collected replies run (internal/planner: the wide and control arms,
+// Part C, Part B), writes the plan a person can read and run (PLAN.md) and
+// the same plan as JSON for a script (PLAN.json), records the planned
+// re-runs in the dataset (planner.Record) and prints the plan's size and cost.
 package selectplan
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"sort"
+	"path/filepath"
 	"strings"
 
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
 
-	"empties/internal/classify"
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
 	planjson "empties/internal/plan"
+	"empties/internal/planner"
 	"empties/internal/store"
-	"empties/schema"
 )
 
 // Options configure a plan.
@@ -120,32 +114,15 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := load(ctx, opts.Data, m)
+	plan, err := planner.Select(ctx, planner.Config{Kind: opts.Kind, Data: opts.Data, Manifest: m, ManifestPath: opts.Manifest})
 	if err != nil {
 		return err
 	}
-	var plan *Plan
-	switch opts.Kind {
-	case "wide":
-		plan = planReruns(m, in, "wide", wideTargets(in))
-	case "control":
-		plan = planReruns(m, in, "control", controlTargets(m, in))
-	case "partc":
-		plan = planPartC(m, in)
-	case "partb":
-		if plan, err = planPartB(ctx, opts.Data, m, in); err != nil {
-			return err
-		}
-	}
-	plan.WrittenBy, plan.Kind, plan.Manifest, plan.Data, plan.Seed = "empties select", opts.Kind, opts.Manifest, opts.Data, m.Bootstrap.Seed
-	plan.Cost.CeilingUSD = m.Budget.CeilingUSD
-	plan.Cost.SpentUSD = in.spent
-	plan.Cost.WithinBudget = plan.Cost.SpentUSD+plan.Cost.UpperBoundUSD <= plan.Cost.CeilingUSD
 	if err := writePlan(files, opts.Out, plan); err != nil {
 		return err
 	}
 	if !planjson.Replays(opts.Kind) {
-		if err := recordPlanned(ctx, opts.Data, opts.Out, plan); err != nil {
+		if err := planner.Record(opts.Data, filepath.Base(opts.Out), plan); err != nil {
 			return err
 		}
 	}
@@ -161,208 +138,6 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "wrote %s.md and %s.json (run it with `empties rerun %s.json --manifest %s`)\n", opts.Out, opts.Out, opts.Out, opts.Manifest)
 	return nil
-}
-
-// target is one reply to re-run.
-type target struct {
-	o     *schema.ReplyOutcome
-	reply *schema.Reply
-}
-
-func wideTargets(in *inputs) []target {
-	var out []target
-	for i := range in.outcomes {
-		o := &in.outcomes[i]
-		if o.Arm == "default" && o.Part == "A" && o.Class == classify.TruncatedEmpty {
-			out = append(out, target{o, in.reply(o)})
-		}
-	}
-	return out
-}
-
-// controlTargets draws the control replies: the non-answers of the default
-// arm ranked by a hash of the seed and each reply's identity.
-func controlTargets(m *manifest.Manifest, in *inputs) []target {
-	var pool []target
-	for i := range in.outcomes {
-		o := &in.outcomes[i]
-		if o.Arm == "default" && o.Part == "A" && o.NonAnswer {
-			pool = append(pool, target{o, in.reply(o)})
-		}
-	}
-	sort.Slice(pool, func(i, j int) bool {
-		return rank(m.Bootstrap.Seed, "control", in.logs[pool[i].o.LogID].SHA256, pool[i].o.SampleID, pool[i].o.Epoch) <
-			rank(m.Bootstrap.Seed, "control", in.logs[pool[j].o.LogID].SHA256, pool[j].o.SampleID, pool[j].o.Epoch)
-	})
-	if len(pool) > m.Arms.Control.Replies {
-		pool = pool[:m.Arms.Control.Replies]
-	}
-	return pool
-}
-
-func rank(seed uint64, parts ...any) uint64 {
-	h := sha256.New()
-	fmt.Fprint(h, seed)
-	for _, p := range parts {
-		fmt.Fprintf(h, "\x00%v", p)
-	}
-	return binary.BigEndian.Uint64(h.Sum(nil))
-}
-
-func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) *Plan {
-	type key struct{ eval, route, log string }
-	groups := map[key]*Group{}
-	var order []key
-	plan := &Plan{}
-	for _, t := range targets {
-		l := in.logs[t.o.LogID]
-		k := key{t.o.Eval, t.o.Route, t.o.LogID}
-		g := groups[k]
-		if g == nil {
-			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Settings: settings(l),
-				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": "A"},
-				Cost:     &planjson.GroupCost{}}
-			task(g, m, l)
-			if arm == "wide" {
-				g.Settings["max_tokens"] = m.Arms.Wide.MaxTokens
-			}
-			groups[k] = g
-			order = append(order, k)
-		}
-		s := Sample{ID: t.o.SampleID, Epoch: t.o.Epoch, OriginalLog: l.Path, OriginalClass: t.o.Class}
-		if t.reply != nil {
-			s.IDType = t.reply.SampleIDType
-		}
-		g.Samples = append(g.Samples, s)
-		g.Epochs = max(g.Epochs, t.o.Epoch)
-		plan.Size.Samples++
-		plan.Size.Calls++
-		est, upper, ok := rerunCost(in, t, arm)
-		if !ok {
-			plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, t.o.Route)
-		}
-		plan.Cost.EstimateUSD += est
-		plan.Cost.UpperBoundUSD += upper
-		g.Cost.EstimateUSD += est
-		g.Cost.UpperBoundUSD += upper
-	}
-	sort.Slice(order, func(i, j int) bool {
-		a, b := order[i], order[j]
-		return a.eval+"\x00"+a.route+"\x00"+a.log < b.eval+"\x00"+b.route+"\x00"+b.log
-	})
-	for _, k := range order {
-		g := groups[k]
-		sort.Slice(g.Samples, func(i, j int) bool {
-			if g.Samples[i].ID != g.Samples[j].ID {
-				return g.Samples[i].ID < g.Samples[j].ID
-			}
-			return g.Samples[i].Epoch < g.Samples[j].Epoch
-		})
-		g.Command = command(g)
-		plan.Groups = append(plan.Groups, *g)
-	}
-	return plan
-}
-
-// command is the inspect command that runs a group: the same task and
-// arguments, the route's model, the changed settings, and eval metadata that
-// tells rescore which arm, eval and route the log belongs to. Epochs run up
-// to the highest planned epoch, so epoch n pairs with epoch n.
-func command(g *Group) string {
-	var ids []string
-	seen := map[string]bool{}
-	for _, s := range g.Samples {
-		if !seen[s.ID] {
-			seen[s.ID] = true
-			ids = append(ids, s.ID)
-		}
-	}
-	parts := []string{"inspect", "eval", planjson.ShellQuote(g.Task), "--model", planjson.ShellQuote(g.Model)}
-	for _, k := range slices.Sorted(maps.Keys(g.TaskArgs)) {
-		v, _ := json.Marshal(g.TaskArgs[k])
-		val := string(v)
-		if s, ok := g.TaskArgs[k].(string); ok {
-			val = s
-		} else if name := planjson.ModelName(g.TaskArgs[k]); name != "" {
-			val = name // a judge the log stores as a model config
-		}
-		parts = append(parts, "-T", planjson.ShellQuote(k+"="+val))
-	}
-	for _, r := range slices.Sorted(maps.Keys(g.ModelRoles)) {
-		if name := planjson.ModelName(g.ModelRoles[r]); name != "" {
-			parts = append(parts, "--model-role", planjson.ShellQuote(r+"="+name))
-		}
-	}
-	parts = append(parts, "--sample-id", planjson.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
-	for _, k := range slices.Sorted(maps.Keys(g.Settings)) {
-		switch v := g.Settings[k].(type) {
-		case string, bool, float64, int, int64:
-			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planjson.ShellQuote(fmt.Sprint(v)))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
-		parts = append(parts, "--metadata", planjson.ShellQuote(k+"="+g.Metadata[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-// settings are the generate config the original run used (the log's
-// plan.config, which holds the task's settings with the run's own over
-// them, and its eval.model_generate_config), so a re-run asks the route
-// for what the original asked: its max_tokens, temperature, reasoning
-// effort. Unset values are left out.
-func settings(l schema.Log) map[string]any {
-	out := map[string]any{}
-	for _, raw := range []*string{l.TaskConfig, l.GenConfig} {
-		for k, v := range jsonMap(raw) {
-			if v != nil {
-				out[k] = v
-			}
-		}
-	}
-	return out
-}
-
-// task sets a group's task, its arguments and its judges (model roles) from
-// the log it re-runs or replays, with the manifest's judges over them.
-func task(g *Group, m *manifest.Manifest, l schema.Log) {
-	g.Task, g.TaskArgs, g.ModelRoles = l.Task, jsonMap(l.TaskArgs), jsonMap(l.ModelRoles)
-	j, ok := m.Judges[g.Eval]
-	if !ok {
-		return
-	}
-	for k, v := range j.TaskArgs {
-		if g.TaskArgs == nil {
-			g.TaskArgs = map[string]any{}
-		}
-		g.TaskArgs[k] = v
-	}
-	for r, v := range j.ModelRoles {
-		if g.ModelRoles == nil {
-			g.ModelRoles = map[string]any{}
-		}
-		g.ModelRoles[r] = v
-	}
-}
-
-func jsonMap(raw *string) map[string]any {
-	if raw == nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal([]byte(*raw), &m) != nil {
-		return nil
-	}
-	return m
-}
-
-func appendUnique(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
 }
 
 // The marks every plan file empties writes begins with: an existing PLAN.md
@@ -387,4 +162,65 @@ func writePlan(files *guard.Files, out string, plan *Plan) error {
 		return err
 	}
 	return files.Commit()
+}
+
+// markdown is the plan as PLAN.md shows it.
+func markdown(p *Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{"wide": "Wide arm", "control": "Control arm", "partc": "Part C", "partb": "Part B judge calls"}[p.Kind])
+	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)
+	fmt.Fprintf(&b, "Estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling.\n\n",
+		p.Cost.EstimateUSD, p.Cost.UpperBoundUSD, p.Cost.SpentUSD, p.Cost.CeilingUSD)
+	if len(p.Cost.Unpriced) > 0 {
+		fmt.Fprintf(&b, "No prices for: %s.\n\n", strings.Join(p.Cost.Unpriced, ", "))
+	}
+	fmt.Fprintf(&b, "Run it with `empties rerun PLAN.json --manifest %s` (resumable; `--dry-run` shows the commands and the cost).\n\n", p.Manifest)
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n\n", n)
+	}
+	for _, g := range p.Groups {
+		if p.Kind == "partb" {
+			fmt.Fprintf(&b, "## %s × %s, arm %s (judge %s)\n\n", g.Eval, g.Route, g.Metadata["empties_arm"], orNone(g.Judge))
+			fmt.Fprintln(&b, "Each stored reply is replayed as the response (the model under test is not called) and graded by the eval's judge; rescore gives its needs_judge rows the verdict.")
+			fmt.Fprintln(&b)
+			fmt.Fprintln(&b, "| sample | epoch | class | original log |")
+			fmt.Fprintln(&b, "|---|---|---|---|")
+			for _, s := range g.Samples {
+				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s.ID, s.Epoch, s.OriginalClass, s.OriginalLog)
+			}
+			fmt.Fprintln(&b)
+			continue
+		}
+		if p.Kind == "partc" {
+			fmt.Fprintf(&b, "## %s (judge %s)\n\n", g.Eval, orNone(g.Judge))
+			fmt.Fprintln(&b, "Each form is replayed as the response for each sample, once per repeat (the model under test is not called), and graded by the eval's judge; the samples carry `empties_form`, `empties_sample_id` and `empties_repeat` in their metadata and the log `empties_part=C`.")
+			fmt.Fprintln(&b)
+			fmt.Fprintln(&b, "| sample | forms × repeats |")
+			fmt.Fprintln(&b, "|---|---|")
+			for _, s := range g.Samples {
+				var fs []string
+				for _, f := range s.Forms {
+					fs = append(fs, fmt.Sprintf("%s × %d", f.Name, f.Repeats))
+				}
+				fmt.Fprintf(&b, "| %s | %s |\n", s.ID, strings.Join(fs, ", "))
+			}
+			fmt.Fprintln(&b)
+			continue
+		}
+		fmt.Fprintf(&b, "## %s × %s\n\n", g.Eval, g.Route)
+		fmt.Fprintln(&b, "| sample | epoch | original class | original log |")
+		fmt.Fprintln(&b, "|---|---|---|---|")
+		for _, s := range g.Samples {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s.ID, s.Epoch, s.OriginalClass, s.OriginalLog)
+		}
+		fmt.Fprintf(&b, "\n```sh\n%s\n```\n\n", g.Command)
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none logged"
+	}
+	return s
 }

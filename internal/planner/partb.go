@@ -1,4 +1,4 @@
-package selectplan
+package planner
 
 import (
 	"context"

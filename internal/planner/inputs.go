@@ -1,12 +1,10 @@
-package selectplan
+package planner
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"empties/internal/duck"
 	"empties/internal/manifest"
@@ -226,9 +224,9 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 	return plan
 }
 
-// recordPlanned replaces the planned re-runs of this plan's arm in the
-// dataset's planned_reruns table.
-func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
+// Record replaces the planned re-runs of this plan's arm in the planned_reruns
+// table of the dataset at dir; name is the plan's file name, without folder.
+func Record(dir, name string, plan *Plan) error {
 	var keep []schema.PlannedRerun
 	if store.HasTable(dir, "planned_reruns") {
 		if err := store.Scan(dir, "planned_reruns", func(p *schema.PlannedRerun) error {
@@ -240,7 +238,6 @@ func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
 			return err
 		}
 	}
-	name := filepath.Base(out)
 	for _, g := range plan.Groups {
 		for _, s := range g.Samples {
 			keep = append(keep, schema.PlannedRerun{Plan: name, Arm: plan.Kind, Eval: g.Eval, Route: g.Route, SampleID: s.ID, Epoch: s.Epoch})
@@ -265,64 +262,4 @@ func recordPlanned(_ context.Context, dir, out string, plan *Plan) error {
 		return err
 	}
 	return ds.Commit()
-}
-
-func markdown(p *Plan) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{"wide": "Wide arm", "control": "Control arm", "partc": "Part C", "partb": "Part B judge calls"}[p.Kind])
-	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)
-	fmt.Fprintf(&b, "Estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling.\n\n",
-		p.Cost.EstimateUSD, p.Cost.UpperBoundUSD, p.Cost.SpentUSD, p.Cost.CeilingUSD)
-	if len(p.Cost.Unpriced) > 0 {
-		fmt.Fprintf(&b, "No prices for: %s.\n\n", strings.Join(p.Cost.Unpriced, ", "))
-	}
-	fmt.Fprintf(&b, "Run it with `empties rerun PLAN.json --manifest %s` (resumable; `--dry-run` shows the commands and the cost).\n\n", p.Manifest)
-	for _, n := range p.Notes {
-		fmt.Fprintf(&b, "Note: %s.\n\n", n)
-	}
-	for _, g := range p.Groups {
-		if p.Kind == "partb" {
-			fmt.Fprintf(&b, "## %s × %s, arm %s (judge %s)\n\n", g.Eval, g.Route, g.Metadata["empties_arm"], orNone(g.Judge))
-			fmt.Fprintln(&b, "Each stored reply is replayed as the response (the model under test is not called) and graded by the eval's judge; rescore gives its needs_judge rows the verdict.")
-			fmt.Fprintln(&b)
-			fmt.Fprintln(&b, "| sample | epoch | class | original log |")
-			fmt.Fprintln(&b, "|---|---|---|---|")
-			for _, s := range g.Samples {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s.ID, s.Epoch, s.OriginalClass, s.OriginalLog)
-			}
-			fmt.Fprintln(&b)
-			continue
-		}
-		if p.Kind == "partc" {
-			fmt.Fprintf(&b, "## %s (judge %s)\n\n", g.Eval, orNone(g.Judge))
-			fmt.Fprintln(&b, "Each form is replayed as the response for each sample, once per repeat (the model under test is not called), and graded by the eval's judge; the samples carry `empties_form`, `empties_sample_id` and `empties_repeat` in their metadata and the log `empties_part=C`.")
-			fmt.Fprintln(&b)
-			fmt.Fprintln(&b, "| sample | forms × repeats |")
-			fmt.Fprintln(&b, "|---|---|")
-			for _, s := range g.Samples {
-				var fs []string
-				for _, f := range s.Forms {
-					fs = append(fs, fmt.Sprintf("%s × %d", f.Name, f.Repeats))
-				}
-				fmt.Fprintf(&b, "| %s | %s |\n", s.ID, strings.Join(fs, ", "))
-			}
-			fmt.Fprintln(&b)
-			continue
-		}
-		fmt.Fprintf(&b, "## %s × %s\n\n", g.Eval, g.Route)
-		fmt.Fprintln(&b, "| sample | epoch | original class | original log |")
-		fmt.Fprintln(&b, "|---|---|---|---|")
-		for _, s := range g.Samples {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s.ID, s.Epoch, s.OriginalClass, s.OriginalLog)
-		}
-		fmt.Fprintf(&b, "\n```sh\n%s\n```\n\n", g.Command)
-	}
-	return b.String()
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none logged"
-	}
-	return s
 }
