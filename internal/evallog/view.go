@@ -88,7 +88,8 @@ type OutputView struct {
 	StopDetails *StopDetails
 	Text        string // message.text
 	// Completion is output.completion, or the first choice's text when the
-	// log leaves it empty.
+	// log leaves it empty: sample.output's only (a call's is "", as no
+	// table keeps it, and resolving it would decode its attachment).
 	Completion string
 	// Refusal: a text item is flagged as a refusal. Reasoning: the message
 	// holds a reasoning item; Redacted: one is redacted. ReasoningTexts are
@@ -132,7 +133,7 @@ func (d *DecodedSample) buildView() {
 		v.Limit = d.Limit.Type
 	}
 	if d.Output.ModelOutput != nil {
-		v.Output = d.outputView(d.Output.ModelOutput)
+		v.Output = d.outputView(d.Output.ModelOutput, true)
 	}
 	var prompts promptMemo
 	for i := range d.Events {
@@ -185,7 +186,7 @@ func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
 		return c
 	}
 	if o != nil {
-		c.Output = d.outputView(o)
+		c.Output = d.outputView(o, false)
 	}
 	if c.InputCount, c.Err = d.InputCount(e); c.Err != nil {
 		return c
@@ -194,8 +195,8 @@ func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
 	return c
 }
 
-// outputView is the view of a ModelOutput.
-func (d *DecodedSample) outputView(o *ModelOutput) *OutputView {
+// outputView is the view of a ModelOutput, with its Completion or not.
+func (d *DecodedSample) outputView(o *ModelOutput, completion bool) *OutputView {
 	v := &OutputView{Model: o.Model, NChoices: len(o.Choices), Usage: o.Usage}
 	if o.Error != nil {
 		msg := *o.Error
@@ -229,6 +230,7 @@ func (d *DecodedSample) outputView(o *ModelOutput) *OutputView {
 		}
 	}
 	switch {
+	case !completion:
 	case o.Completion != "":
 		v.Completion = d.Resolve(o.Completion)
 	case len(o.Choices) > 0:
