@@ -1193,7 +1193,11 @@ func ws(b []byte, i int) int {
 				}
 				i += 8
 			}
-			i++
+			// the last bytes, fewer than eight: one at a time (the byte
+			// at i is not known to be a space)
+			for i < len(b) && b[i] == ' ' {
+				i++
+			}
 		case '\n', '\t', '\r':
 			i++
 		default:

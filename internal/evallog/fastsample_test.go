@@ -244,3 +244,24 @@ func TestDecodeFastGivesTheVerdictOnMalformedLogs(t *testing.T) {
 		t.Errorf("decodeFast took %d of %d samples of the malformed logs, %d of them refused: too few to compare", took, n, refused)
 	}
 }
+
+// Whitespace before the end of a sample, whatever its length: a run of
+// spaces that ends in the last eight bytes is passed over to the byte after
+// it, not one byte further (which took an indented sample's closing brace
+// for a space, and let a stray byte before it through).
+func TestWhitespaceAtTheEnd(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		pad := strings.Repeat(" ", n)
+		doc := []byte(`{"id": 1, "epoch": 1` + pad + `}`)
+		if !sameDecode(t, "spaces "+strconv.Itoa(n), doc) {
+			t.Errorf("decodeFast declines %q", doc)
+		}
+		for _, bad := range []string{`x}`, `,}`, `]}`} {
+			doc := []byte(`{"id": 1, "epoch": 1` + pad + bad)
+			var d DecodedSample
+			if d.decodeFast(doc) {
+				t.Errorf("decodeFast takes %q", doc)
+			}
+		}
+	}
+}

@@ -29,6 +29,8 @@ type DecodedSample struct {
 	// place in the sample's events (it keeps only the kinds the tables
 	// read), so that an error names the event as the log lists it.
 	eventIndex []int
+	// view is what the tables keep of the sample, built by finish.
+	view *SampleView
 }
 
 // DecodeSample decodes the raw JSON of one sample. legacyScoreName names the
@@ -66,7 +68,7 @@ func (d *DecodedSample) Release() {
 	}
 	// The other raw values are sub-slices too when decodeFast took the
 	// sample.
-	d.ID, d.Metadata, d.Scores, d.Score = nil, nil, nil, nil
+	d.ID, d.Metadata, d.Scores, d.Score, d.view = nil, nil, nil, nil, nil
 	clear(d.Events[:cap(d.Events)])
 	d.Events = d.Events[:0]
 }
@@ -160,7 +162,11 @@ func (d *DecodedSample) finish(legacyScoreName string) error {
 		// silently drops (§3.4).
 		d.messages = d.MessagePool
 	}
-	return d.validate()
+	if err := d.validate(); err != nil {
+		return err
+	}
+	d.buildView()
+	return nil
 }
 
 // IDString returns the sample id as text and whether inspect_ai reads it as

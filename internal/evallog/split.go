@@ -2,6 +2,7 @@ package evallog
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 )
 
@@ -23,16 +24,33 @@ import (
 var slimFrom = 8 << 20
 
 // sampleFields are the keys of Sample the decoder is given (matched without
-// regard to case, as the decoder matches them).
-var sampleFields = []string{"id", "epoch", "uuid", "output", "scores", "score", "events", "transcript", "error", "limit", "metadata",
-	"started_at", "completed_at", "total_time", "working_time",
-	"turn_count", "token_limit", "token_limit_usage", "message_limit", "time_limit"}
+// regard to case, as the decoder matches them), and kindFields those whose
+// kind alone is checked (its fields of type jsonKind): the walks give the
+// decoder a placeholder of the value's kind (kindPlaceholder), not the
+// value. Both are read from Sample's json tags; the members the walks take
+// apart themselves (walkedApart) are in neither.
+var sampleFields, kindFields = sampleKeys()
 
-// kindFields are the keys of Sample whose kind alone is checked: the walks
-// give the decoder a placeholder of the value's kind (kindPlaceholder), not
-// the value.
-var kindFields = []string{"input", "target", "choices", "description", "sandbox", "files", "setup", "messages", "store",
-	"timelines", "model_usage", "role_usage", "model_fallbacks", "invalidation", "error_retries", "token_limit_type"}
+// walkedApart are the members of a sample the walks keep as raw sub-slices
+// instead of handing them to the decoder.
+var walkedApart = map[string]bool{"attachments": true, "events_data": true, "message_pool": true}
+
+func sampleKeys() (kept, kinds []string) {
+	t := reflect.TypeFor[Sample]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case key == "" || key == "-":
+			panic("evallog: Sample." + f.Name + " has no json key")
+		case f.Type == reflect.TypeFor[jsonKind]():
+			kinds = append(kinds, key)
+		case !walkedApart[key]:
+			kept = append(kept, key)
+		}
+	}
+	return kept, kinds
+}
 
 // keptField returns the entry of sampleFields that key names, having
 // appended the member's start (a comma after an earlier member, the key and

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -218,16 +219,44 @@ const (
 	mTools                   // a list only counted
 )
 
-// eventFields are the keys of Event and how their values are copied.
-var eventFields = []struct {
+// eventFields are the keys of Event and how the stream walk copies their
+// values, read from Event's json tags (and its stream tags, which name the
+// fields not copied verbatim), so that a field added to Event is kept on the
+// stream path too.
+var eventFields = structFields(reflect.TypeFor[Event]())
+
+// streamModes are the modes a stream tag names.
+var streamModes = map[string]mode{"messages": mMessages, "tools": mTools, "output": mOutput}
+
+// structFields lists the json keys of struct t with the mode of each (mRaw
+// unless its stream tag names another).
+func structFields(t reflect.Type) []streamField {
+	var fields []streamField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue // the decoder's own (no member of the log)
+		}
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if key == "" || key == "-" {
+			panic("evallog: " + t.Name() + "." + f.Name + " has no json key")
+		}
+		m := mRaw
+		if name := f.Tag.Get("stream"); name != "" {
+			var ok bool
+			if m, ok = streamModes[name]; !ok {
+				panic("evallog: " + t.Name() + "." + f.Name + ": unknown stream tag " + name)
+			}
+		}
+		fields = append(fields, streamField{key, m})
+	}
+	return fields
+}
+
+// streamField is a member key of a kept object and how its value is copied.
+type streamField struct {
 	key  string
 	mode mode
-}{
-	{"event", mRaw}, {"uuid", mRaw}, {"span_id", mRaw}, {"timestamp", mRaw}, {"pending", mRaw},
-	{"id", mRaw}, {"parent_id", mRaw}, {"type", mRaw}, {"name", mRaw}, {"action", mRaw},
-	{"model", mRaw}, {"role", mRaw}, {"input", mMessages}, {"input_refs", mRaw}, {"tools", mTools},
-	{"config", mRaw}, {"output", mOutput}, {"error", mRaw}, {"completed", mRaw}, {"cache", mRaw},
-	{"working_time", mRaw},
 }
 
 // fieldMode is the mode of the member key of an object of mode m, and

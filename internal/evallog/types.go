@@ -177,6 +177,8 @@ type Score struct {
 
 // Event is the union of the event fields the tables read. Fields whose JSON
 // type differs between event kinds stay raw (error, input, output, config).
+// The stream decode keeps the members its json tags name (eventFields), and
+// copies those a stream tag marks in that mode (stream.go).
 type Event struct {
 	Event     string `json:"event"`
 	UUID      string `json:"uuid"` // inspect_ai 0.3.70+
@@ -195,13 +197,13 @@ type Event struct {
 	// model
 	Model     string          `json:"model"`
 	Role      string          `json:"role"`
-	Input     json.RawMessage `json:"input"`
+	Input     json.RawMessage `json:"input" stream:"messages"`
 	InputRefs [][]int         `json:"input_refs"`
 	// Tools is counted only; nil when the event has no tools key (nothing
 	// shows whether tools were offered), empty when none were.
-	Tools       []struct{}      `json:"tools"`
+	Tools       []struct{}      `json:"tools" stream:"tools"`
 	Config      json.RawMessage `json:"config"`
-	Output      json.RawMessage `json:"output"`
+	Output      json.RawMessage `json:"output" stream:"output"`
 	Error       json.RawMessage `json:"error"`
 	Completed   string          `json:"completed"` // when the call completed (0.3.7x+)
 	Cache       string          `json:"cache"`

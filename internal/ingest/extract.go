@@ -5,13 +5,10 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
-
-	json "github.com/goccy/go-json"
 
 	"empties/internal/classify"
 	"empties/internal/evallog"
@@ -122,7 +119,7 @@ const (
 
 // modelEvent is a model event with what the first pass found out about it.
 type modelEvent struct {
-	e      *evallog.Event
+	e      *evallog.CallView
 	kind   string
 	reason string
 	scorer *string
@@ -130,35 +127,31 @@ type modelEvent struct {
 	status string
 }
 
-// extract builds the rows of one sample. The reply of the model under test
-// is the output of its first completed generation (design rule 1), not
-// sample.output, which solvers may overwrite; see replyIndex for what is not
-// a generation, and the end of this function for the fallback to
-// sample.output.
-func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleRows, error) {
-	id, idType := d.IDString()
+// extract builds the rows of one sample from the decoder's view of it. The
+// reply of the model under test is the output of its first completed
+// generation (design rule 1), not sample.output, which solvers may
+// overwrite; see replyIndex for what is not a generation, and the end of
+// this function for the fallback to sample.output.
+func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows, error) {
+	id := d.ID
 	out := &sampleRows{}
 	r := &out.Reply
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: ctx.EvalID, Task: ctx.Task, Model: ctx.Model,
-		SampleID: id, SampleIDType: idType, Epoch: d.Epoch.V, SampleUUID: d.UUID,
+		SampleID: id, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: d.UUID,
 		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
-	if d.Error != nil {
-		r.SampleError = strPtr(d.Error.Message)
-	}
-	if d.Limit != nil && d.Limit.Type != "" {
-		r.SampleLimit = strPtr(d.Limit.Type)
-	}
+	r.SampleError = d.Error
+	r.SampleLimit = nonEmpty(d.Limit)
 	r.StartedAt, r.CompletedAt = parseTime(d.StartedAt), parseTime(d.CompletedAt)
 	r.TotalTime, r.WorkingTime = d.TotalTime.Ptr(), d.WorkingTime.Ptr()
-	r.SampleMetadata = rawJSON(d.Metadata, d.Sanitized)
+	r.SampleMetadata = d.Metadata
 	if r.SampleMetadata != nil && *r.SampleMetadata == "{}" {
 		r.SampleMetadata = nil
 	}
-	if d.Output.ModelOutput != nil {
-		r.FinalCompletion = strPtr(finalCompletion(d, d.Output.ModelOutput))
+	if d.Output != nil {
+		r.FinalCompletion = strPtr(d.Output.Completion)
 	}
 
 	events := modelEvents(ctx, d)
@@ -167,38 +160,32 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 	for i := range events {
 		me := &events[i]
 		e := me.e
-		o, err := d.ModelOutput(e)
-		if err != nil {
-			return nil, err
+		if e.Err != nil {
+			return nil, e.Err
 		}
+		o := e.Output
 		call := schema.ModelCall{
-			LogID: ctx.LogID, SampleID: id, Epoch: d.Epoch.V, CallIndex: int64(i),
+			LogID: ctx.LogID, SampleID: id, Epoch: d.Epoch, CallIndex: int64(i),
 			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
 			CallStatus:    me.status,
-			ToolsOfferedN: int64(len(e.Tools)), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
-			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(evallog.EventError(e)),
+			ToolsOfferedN: int64(e.Tools), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
+			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(e.Error),
 		}
-		cfg := evallog.ParseGenerateConfig(e.Config)
+		cfg := e.Config
 		call.MaxTokens = cfg.MaxTokens.Ptr()
 		call.Temperature = finite(cfg.Temperature)
-		view := viewOutput(d, o)
+		view := viewOutput(o)
 		call.StopReason, call.OutputError, call.NChoices = view.stopReason, view.outputError, view.nChoices
 		call.Text, call.Refusal, call.ReasoningChars, call.ToolCallCount = view.text, view.refusal, view.reasoningChars, int64(len(view.toolFunctions))
 		setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
-
-		nIn, err := d.InputCount(e)
-		if err != nil {
-			return nil, err
-		}
-		call.InputMessages = int64(nIn)
+		call.InputMessages = int64(e.InputCount)
 		switch me.kind {
 		case KindJudge:
 			r.JudgeCalls++
-			p, err := d.LastUserText(e)
-			if err != nil {
-				return nil, err
+			if e.PromptErr != nil {
+				return nil, e.PromptErr
 			}
-			if p != "" {
+			if p := e.Prompt; p != "" {
 				call.PromptText = &p
 			}
 			call.JudgeClass = strPtr(classify.Judge(classify.JudgeInput{
@@ -214,24 +201,23 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 				if me.status == StatusRetried && reply >= 0 {
 					r.FailedAttempts++
 					if r.FirstAttemptError == nil {
-						r.FirstAttemptError = strPtr(evallog.EventError(e))
+						r.FirstAttemptError = strPtr(e.Error)
 					}
 				}
 			case i == reply:
 				call.IsReply = true
 				// The prompt the reply answers, so an example shows it.
-				p, err := d.LastUserText(e)
-				if err != nil {
-					return nil, err
+				if e.PromptErr != nil {
+					return nil, e.PromptErr
 				}
-				if p != "" {
+				if p := e.Prompt; p != "" {
 					call.PromptText = &p
 				}
 				r.ReplySource = SourceModelEvent
 				r.ReplyModel = nonEmpty(e.Model)
 				r.CallError = call.CallError
-				if e.Tools != nil {
-					offered := len(e.Tools) > 0
+				if e.HasTools {
+					offered := e.Tools > 0
 					r.ToolsOffered = &offered
 				}
 				if cfg.MaxTokens.Valid {
@@ -246,36 +232,31 @@ func extract(ctx *logContext, member string, d *evallog.DecodedSample) (*sampleR
 		}
 		out.Calls = append(out.Calls, call)
 	}
-	if reply < 0 && usableOutput(d, d.Output.ModelOutput, otherTexts) {
+	if reply < 0 && usableOutput(d.Output, otherTexts) {
 		// The model under test made no call through Inspect's model API that
 		// completed (an agent driving an outside CLI, a log without events):
 		// sample.output is its reply, unless it is a judge's. reply_source
 		// says so, and tools_offered stays unknown.
 		r.ReplySource = SourceSampleOutput
 		r.ReplyModel = nonEmpty(d.Output.Model)
-		view := viewOutput(d, d.Output.ModelOutput)
+		view := viewOutput(d.Output)
 		view.fill(r)
-		setUsage(d.Output.ModelOutput, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
+		setUsage(d.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 	}
 	if r.MaxTokensSource == "unset" && ctx.EvalMaxTokens != nil {
 		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
 	}
 	classify.Apply(r)
 
-	names := make([]string, 0, len(d.Scores))
-	for name := range d.Scores {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch.V, name, d.Scores[name], d.Sanitized))
+	for _, s := range d.Scores {
+		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch, s))
 	}
 	return out, nil
 }
 
 // modelEvents lists a sample's model events in event order with whose call
 // each is and its call status.
-func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
+func modelEvents(ctx *logContext, d *evallog.SampleView) []modelEvent {
 	// Spans (0.3.94+) are found by id; legacy step events bracket the calls
 	// between their begin and end (§4.3).
 	spans := map[string]span{}
@@ -307,12 +288,12 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 		default:
 			continue
 		}
-		kind, reason, scorer := callKind(ctx, e, tree, steps)
+		kind, reason, scorer := callKind(ctx, e.SpanID, e.Call, tree, steps)
 		scope := "span:" + e.SpanID
 		if e.SpanID == "" && len(steps) > 0 {
 			scope = "step:" + strconv.Itoa(steps[len(steps)-1].begin)
 		}
-		out = append(out, modelEvent{e: e, kind: kind, reason: reason, scorer: scorer, scope: scope})
+		out = append(out, modelEvent{e: e.Call, kind: kind, reason: reason, scorer: scorer, scope: scope})
 	}
 	for i := range out {
 		out[i].status = callStatus(out, i)
@@ -336,9 +317,9 @@ func modelEvents(ctx *logContext, d *evallog.DecodedSample) []modelEvent {
 func callStatus(events []modelEvent, i int) string {
 	e := events[i].e
 	switch {
-	case bool(e.Pending):
+	case e.Pending:
 		return StatusPlaceholder
-	case evallog.EventError(e) == "":
+	case e.Error == "":
 		return StatusCompleted
 	}
 	for j := i + 1; j < len(events); j++ {
@@ -355,7 +336,7 @@ func callStatus(events []modelEvent, i int) string {
 
 // sameInput reports whether two model events sent the same input: the same
 // inline messages, or the same ranges of the message pool.
-func sameInput(a, b *evallog.Event) bool {
+func sameInput(a, b *evallog.CallView) bool {
 	if len(a.InputRefs) != len(b.InputRefs) {
 		return false
 	}
@@ -364,7 +345,7 @@ func sameInput(a, b *evallog.Event) bool {
 			return false
 		}
 	}
-	return bytes.Equal(bytes.TrimSpace(a.Input), bytes.TrimSpace(b.Input))
+	return bytes.Equal(a.Input, b.Input)
 }
 
 // replyIndex is the index of the reply among events: the first call of the
@@ -383,11 +364,11 @@ func replyIndex(events []modelEvent) int {
 // holds a choice, and it is not a judge's or another model's (its text is
 // not the text of one of their calls, as when a scorer or an annotating
 // solver overwrote it).
-func usableOutput(d *evallog.DecodedSample, o *evallog.ModelOutput, otherTexts []string) bool {
-	if o == nil || len(o.Choices) == 0 {
+func usableOutput(o *evallog.OutputView, otherTexts []string) bool {
+	if o == nil || o.NChoices == 0 {
 		return false
 	}
-	text, completion := d.Text(&o.Choices[0].Message), finalCompletion(d, o)
+	text, completion := o.Text, o.Completion
 	for _, t := range otherTexts {
 		if t == text || t == completion {
 			return false
@@ -399,9 +380,9 @@ func usableOutput(d *evallog.DecodedSample, o *evallog.ModelOutput, otherTexts [
 // callKind decides whose call a model event is. Span ancestry is the reliable
 // signal; role alone is not, since a grader that falls back to the default
 // model has no role (design rule 1).
-func callKind(ctx *logContext, e *evallog.Event, spans *spanTree, steps []span) (kind, reason string, scorer *string) {
+func callKind(ctx *logContext, spanID string, e *evallog.CallView, spans *spanTree, steps []span) (kind, reason string, scorer *string) {
 	// The whole ancestry counts, whatever its depth (spanTree).
-	if sc := spans.of(e.SpanID); sc.judge {
+	if sc := spans.of(spanID); sc.judge {
 		return KindJudge, "scorer_span", sc.scorer
 	}
 	for j := len(steps) - 1; j >= 0; j-- {
@@ -431,21 +412,18 @@ type outputView struct {
 	toolFunctions                []string
 }
 
-func viewOutput(d *evallog.DecodedSample, o *evallog.ModelOutput) outputView {
+func viewOutput(o *evallog.OutputView) outputView {
 	var v outputView
 	if o == nil {
 		return v
 	}
-	n := int64(len(o.Choices))
+	n := int64(o.NChoices)
 	v.nChoices = &n
-	if o.Error != nil {
-		v.outputError = strPtr(*o.Error)
-	}
-	if len(o.Choices) == 0 {
+	v.outputError = o.Error
+	if o.NChoices == 0 {
 		return v
 	}
-	c := &o.Choices[0]
-	sr := c.StopReason
+	sr := o.StopReason
 	if sr == "length" { // legacy spelling (§1.7)
 		sr = "max_tokens"
 	}
@@ -453,33 +431,14 @@ func viewOutput(d *evallog.DecodedSample, o *evallog.ModelOutput) outputView {
 		sr = "unknown" // the model's default
 	}
 	v.stopReason = &sr
-	v.stopDetails = c.StopDetails
-	v.text = d.Text(&c.Message)
-	var reasoning []string
-	for _, it := range c.Message.Content {
-		switch it.Type {
-		case "text":
-			if it.Refusal != nil && *it.Refusal {
-				v.refusal = true
-			}
-		case "reasoning":
-			v.reasoning = true
-			readable := d.Resolve(it.Reasoning)
-			if it.Redacted {
-				v.redacted = true
-				readable = d.Resolve(it.Summary)
-			}
-			if readable != "" {
-				reasoning = append(reasoning, readable)
-				v.reasoningChars += int64(utf8.RuneCountInString(readable))
-			}
-		}
+	v.stopDetails = o.StopDetails
+	v.text = o.Text
+	v.refusal, v.reasoning, v.redacted = o.Refusal, o.Reasoning, o.Redacted
+	for _, t := range o.ReasoningTexts {
+		v.reasoningChars += int64(utf8.RuneCountInString(t))
 	}
-	v.reasoningText = strings.Join(reasoning, "\n")
-	v.toolFunctions = make([]string, 0, len(c.Message.ToolCalls))
-	for _, tc := range c.Message.ToolCalls {
-		v.toolFunctions = append(v.toolFunctions, tc.Function)
-	}
+	v.reasoningText = strings.Join(o.ReasoningTexts, "\n")
+	v.toolFunctions = o.ToolFunctions
 	return v
 }
 
@@ -497,17 +456,7 @@ func (v outputView) fill(r *schema.Reply) {
 	r.ToolCallFunctions = v.toolFunctions
 }
 
-func finalCompletion(d *evallog.DecodedSample, o *evallog.ModelOutput) string {
-	if o.Completion != "" {
-		return d.Resolve(o.Completion)
-	}
-	if len(o.Choices) > 0 {
-		return d.Text(&o.Choices[0].Message)
-	}
-	return ""
-}
-
-func setUsage(o *evallog.ModelOutput, in, out, reasoning, cacheRead, cacheWrite **int64) {
+func setUsage(o *evallog.OutputView, in, out, reasoning, cacheRead, cacheWrite **int64) {
 	if o == nil || o.Usage == nil {
 		return
 	}
@@ -537,16 +486,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// rawJSON returns a raw value as text with NaN literals restored, or nil.
-func rawJSON(raw json.RawMessage, sanitized bool) *string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	if sanitized {
-		raw = evallog.RestoreNonFinite(raw)
-	}
-	s := string(raw)
-	return &s
 }

@@ -71,7 +71,7 @@ func TestReplyChoice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := extract(&logContext{LogID: "l", Model: "openai/gpt-4o"}, "samples/1_epoch_1.json", d)
+			rows, err := extract(&logContext{LogID: "l", Model: "openai/gpt-4o"}, "samples/1_epoch_1.json", d.View())
 			if err != nil {
 				t.Fatal(err)
 			}

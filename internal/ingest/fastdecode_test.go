@@ -39,17 +39,17 @@ func TestFastDecodeGivesTheRowsOfTheDecoder(t *testing.T) {
 			var got *sampleRows
 			var gerr error
 			if ferr == nil {
-				got, gerr = extract(lc, ref.Member, fast)
+				got, gerr = extract(lc, ref.Member, fast.View())
 			}
 			// the old way: the decoder for the sample and for the
-			// events' outputs, which extract decodes
+			// events' outputs, which the view decodes
 			restore := evallog.SetFastDecode(false)
 			old := &evallog.DecodedSample{}
 			oerr := old.Decode(raw, lc.LegacyScoreName)
 			var want *sampleRows
 			var werr error
 			if oerr == nil {
-				want, werr = extract(lc, ref.Member, old)
+				want, werr = extract(lc, ref.Member, old.View())
 			}
 			restore()
 			if (ferr == nil) != (oerr == nil) || ferr != nil && ferr.Error() != oerr.Error() {

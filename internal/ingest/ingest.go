@@ -597,7 +597,7 @@ func runJob(ctx context.Context, j *job) (res jobResult) {
 	if err != nil {
 		return jobResult{err: err}
 	}
-	rows, err := extract(j.ctx, j.ref.Member, d)
+	rows, err := extract(j.ctx, j.ref.Member, d.View())
 	return jobResult{rows: rows, err: err}
 }
 

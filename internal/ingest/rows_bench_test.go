@@ -50,7 +50,7 @@ func BenchmarkSampleRows(b *testing.B) {
 				if d.Decode(raw, lc.LegacyScoreName) != nil {
 					continue
 				}
-				if _, err := extract(lc, ref.Member, &d); err != nil {
+				if _, err := extract(lc, ref.Member, d.View()); err != nil {
 					continue
 				}
 				samples = append(samples, sample{raw, ref.Member, lc})
@@ -72,7 +72,7 @@ func BenchmarkSampleRows(b *testing.B) {
 			if err := d.Decode(s.raw, s.ctx.LegacyScoreName); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := extract(s.ctx, s.member, &d); err != nil {
+			if _, err := extract(s.ctx, s.member, d.View()); err != nil {
 				b.Fatal(err)
 			}
 			d.Release()

@@ -79,8 +79,8 @@ func streamMatchesWhole(t *testing.T) {
 			case err != nil:
 				continue
 			}
-			got, gerr := extract(lc, ref.Member, streamed)
-			want, werr := extract(lc, ref.Member, whole)
+			got, gerr := extract(lc, ref.Member, streamed.View())
+			want, werr := extract(lc, ref.Member, whole.View())
 			if (gerr != nil) != (werr != nil) {
 				t.Errorf("%s: extract error %v, whole %v", name, gerr, werr)
 				continue

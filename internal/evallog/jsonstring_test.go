@@ -1,4 +1,4 @@
-package ingest
+package evallog
 
 import (
 	"encoding/json"
