@@ -1,6 +1,10 @@
 // Package check verifies a dataset's contracts (`empties check`): every P0
 // headline recomputed from the per-sample rows equals the metric inspect_ai
-// stored in its log, and the tables keep their invariants.
+// stored in its log, and the tables keep their invariants. Each invariant is
+// a file of sql/checks/ (kind check: a query returning the rows that break
+// it, its header naming the invariant and the tables it reads), except the
+// vocabulary's, one per closed column of internal/vocab, which are generated
+// from the vocabulary itself rather than written by hand.
 package check
 
 import (

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"empties/internal/duck"
 	"empties/internal/logset"
+	"empties/internal/measures"
 	"empties/internal/vocab"
 )
 
@@ -20,44 +23,43 @@ type invariant struct {
 	query  string
 }
 
-// invariants_ are the contracts beside vocabularyInvariants; the policies
-// come from internal/vocab (what `empties schema --format json` exports),
-// never from a copy here.
-var invariants_ = []invariant{
-	{"one reply per sample × epoch", []string{"replies"},
-		"SELECT log_id, sample_id, epoch, count(*) FROM replies GROUP BY ALL HAVING count(*) > 1"},
-	{"every log's replies equal its sample_count", []string{"logs", "replies"},
-		"SELECT l.path, l.sample_count, count(r.log_id) FROM logs l LEFT JOIN replies r USING (log_id) GROUP BY ALL HAVING count(r.log_id) <> l.sample_count"},
-	// A sample the summaries list without a member is an ingest_errors row
-	// (ingest's writer.missing); a log written with log_samples off lists
-	// summaries and holds no samples on purpose.
-	{"every sample a log's summaries list is a reply or an ingest_errors row", []string{"logs", "ingest_errors"},
-		"SELECT l.path, l.summary_count, l.sample_count FROM logs l WHERE l.summary_count > l.sample_count + (SELECT count(*) FROM ingest_errors e WHERE e.path = l.path) AND coalesce(json_extract_string(l.eval_config, '$.log_samples'), 'true') <> 'false'"},
-	// The log set (ingest, internal/logset): a counted log names no
-	// superseding log, a superseded one names it and why; superseded_by may
-	// name a log that is superseded in turn (a shard's older attempt names
-	// the shard's current one, which its merged log supersedes), but the
-	// chain ends at a counted log of the dataset.
-	{"counted logs have no superseded_by, superseded logs a superseded_by and a reason", []string{"logs"},
-		"SELECT path, set_status, superseded_by, superseded_reason FROM logs WHERE (set_status = " + duck.Quote(logset.Counted) + ") <> (superseded_by IS NULL) OR (superseded_by IS NULL) <> (superseded_reason IS NULL)"},
-	{"every superseded_by leads to a counted log of the dataset", []string{"logs"},
-		`WITH RECURSIVE chain(start, cur, depth) AS (
-			SELECT log_id, superseded_by, 1 FROM logs WHERE superseded_by IS NOT NULL
-			UNION ALL
-			SELECT c.start, l.superseded_by, c.depth + 1 FROM chain c JOIN logs l ON l.log_id = c.cur
-			WHERE l.superseded_by IS NOT NULL AND c.depth < 64)
-		SELECT l.path, l.superseded_by FROM logs l WHERE l.superseded_by IS NOT NULL AND NOT EXISTS (
-			SELECT 1 FROM chain c JOIN logs t ON t.log_id = c.cur WHERE c.start = l.log_id AND t.set_status = ` + duck.Quote(logset.Counted) + `)`},
-	{"every re-scored reply has exactly P0-P3", []string{"policy_scores"},
-		"SELECT log_id, sample_id, epoch, list(policy ORDER BY policy) FROM policy_scores GROUP BY ALL HAVING list(policy ORDER BY policy) <> [" + sqlList(sorted(vocab.Policies)) + "]"},
-	{"policy rows belong to ingested replies", []string{"policy_scores", "replies"},
-		"SELECT p.log_id, p.sample_id, p.epoch FROM policy_scores p ANTI JOIN replies r USING (log_id, sample_id, epoch)"},
-	{"headline counts add up", []string{"headlines"},
-		"SELECT eval, route, arm, policy FROM headlines WHERE n_scored + n_unscored <> n_samples OR (ci_low > ci_high)"},
+// fileInvariants are the invariants written as files of sql/checks/ (kind:
+// check), their holes filled with values of the vocabulary: the policies
+// from internal/vocab (what `empties schema --format json` exports) and the
+// log set's statuses from internal/logset, never a copy here.
+func fileInvariants() ([]invariant, error) {
+	qs, err := measures.LoadQueries()
+	if err != nil {
+		return nil, err
+	}
+	holes := map[string]string{
+		"counted":  duck.Quote(logset.Counted),
+		"policies": sqlList(sorted(vocab.Policies)),
+	}
+	var out []invariant
+	for _, st := range qs.Checks() {
+		given := map[string]string{}
+		for _, h := range st.Holes {
+			v, ok := holes[h]
+			if !ok {
+				return nil, fmt.Errorf("%s: check fills no hole {{%s}} (it fills %s)", st.File, h, strings.Join(slices.Sorted(maps.Keys(holes)), ", "))
+			}
+			given[h] = v
+		}
+		q, err := st.Fill(given)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, invariant{name: st.Invariant, tables: st.Needs, query: strings.TrimSpace(q)})
+	}
+	return out, nil
 }
 
 // vocabularyInvariants are one invariant per column of the vocabulary
-// (vocab.Columns): every value is one of its set.
+// (vocab.Columns): every value is one of its set. They are generated, not
+// written in sql/checks/: each is derived from the vocabulary (a column and
+// its closed set), not a hand-written statistic, so a column added to
+// vocab.Columns is checked with no file to add.
 func vocabularyInvariants() []invariant {
 	var out []invariant
 	for _, c := range vocab.Columns() {
@@ -98,8 +100,12 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 	for _, t := range tables {
 		have[t] = true
 	}
+	fromFiles, err := fileInvariants()
+	if err != nil {
+		return 0, err
+	}
 	failed := 0
-	for _, inv := range append(invariants_, vocabularyInvariants()...) {
+	for _, inv := range append(fromFiles, vocabularyInvariants()...) {
 		present := true
 		for _, t := range inv.tables {
 			present = present && have[t]

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -81,7 +83,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	d := &decider{ctx: ctx, db: db, t: m.Thresholds, have: map[string]bool{}}
+	qs, err := measures.LoadQueries()
+	if err != nil {
+		return err
+	}
+	d := &decider{ctx: ctx, db: db, qs: qs, t: m.Thresholds, have: map[string]bool{}}
 	for _, t := range tables {
 		d.have[t] = true
 	}
@@ -129,6 +135,7 @@ func Print(w io.Writer, rows []schema.Decision) {
 type decider struct {
 	ctx  context.Context
 	db   *sql.DB
+	qs   *measures.Queries
 	t    manifest.Thresholds
 	have map[string]bool
 }
@@ -213,8 +220,8 @@ type rule struct {
 // test is one query of a rule, compared cell by cell with a manifest
 // threshold.
 type test struct {
-	Table string     // the analysis table read (the test has no cells without it)
-	Query string     // yields cell, value, detail[, bar][, kind]; see rules
+	Table string     // the analysis table read (the test has no cells without it); the query's needs
+	Query string     // a query file of sql/queries/ yielding cell, value, detail[, bar][, kind]; see rules
 	Key   string     // the manifest threshold (thresholds: in data/study.yaml)
 	Cmp   comparator // how a cell's value meets the threshold
 	Unit  unit       // of the value, the bar and the threshold
@@ -338,10 +345,13 @@ func threshold(t manifest.Thresholds, key string) (float64, error) {
 
 // cells runs a test's query; a test whose table is missing has no cells.
 func (d *decider) cells(t test, ti int) ([]cell, error) {
+	if q, ok := d.qs.Query(t.Query); !ok || !slices.Equal(q.Needs, []string{t.Table}) {
+		return nil, fmt.Errorf("decide: the test on %s runs sql/queries/%s.sql, which does not read %s alone", t.Table, t.Query, t.Table)
+	}
 	if !d.have[t.Table] {
 		return nil, nil
 	}
-	rows, err := d.db.QueryContext(d.ctx, t.Query)
+	rows, err := d.qs.Rows(d.ctx, d.db, t.Query, nil)
 	if err != nil {
 		return nil, fmt.Errorf("decide: %s: %w", t.Table, err)
 	}
