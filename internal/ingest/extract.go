@@ -410,7 +410,7 @@ func callKind(ctx *logContext, e *evallog.Event, spans *spanTree, steps []span) 
 		}
 	}
 	switch {
-	case e.Role != "" && graderRole.MatchString(e.Role):
+	case vocab.GraderRole(e.Role):
 		return KindJudge, "grader_role", nil
 	case e.Role != "":
 		return KindOther, "other_role", nil
