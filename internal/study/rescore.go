@@ -1,20 +1,18 @@
-// Package rescore is Part B of the pre-registration: it re-scores every
+// Package study is Part B of the pre-registration (`empties rescore`,
+// stages/rescore): it places every log in the study, re-scores every
 // collected reply under the routing policies P0-P3 with no new calls to the
 // model under test, reusing the judge verdicts in the logs, and recomputes
 // each eval's headline metric per eval × route × arm × policy with its own
-// formula from the eval's profile. P0 must reproduce the metric inspect_ai
-// stored in each log; p0_check records the comparison.
-package rescore
+// formula from the eval's profile (the SQL in sql/queries/). P0 must
+// reproduce the metric inspect_ai stored in each log; p0_check records the
+// comparison. It also writes the study's own tables (routes, evals, primary
+// cells), each reply's outcome, the re-run pairs and the Part C judge tests.
+package study
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"sort"
 
-	"github.com/urfave/cli/v3"
-
-	"empties/internal/cliutil"
 	"empties/internal/logset"
 	"empties/internal/manifest"
 	"empties/internal/store"
@@ -22,44 +20,22 @@ import (
 	"empties/schema"
 )
 
-// Options configure a rescore run.
-type Options struct {
+// Config is what a rescore run reads: the dataset written by ingest and the
+// manifest that places its logs in the study.
+type Config struct {
 	Data                string
 	Manifest            string
 	AllowPreregMismatch bool
 }
 
-// Command returns the `rescore` subcommand.
-func Command() *cli.Command {
-	return &cli.Command{
-		Name:  "rescore",
-		Usage: "re-score every reply under policies P0-P3 and recompute headline metrics",
-		Description: `Maps every ingested log to an eval profile, route, arm and part (manifest),
-then writes:
-
-   log_assignments  where each log sits in the study, and how that was decided
-   policy_scores    one row per sample × epoch × policy (P0 = the logged score)
-   judge_verdicts   one row per judge call that produced a score
-   headlines        each eval's headline metric per eval × route × arm × policy,
-                    with a seeded bootstrap interval over samples
-   p0_check         the P0 headline recomputed per log against the stored metric
-
-Logs that match no profile keep their replies and classes and are listed.
-No model is called: judge verdicts are reused from the logs, and a reply a
-policy would send to a judge the run never called is counted (needs_judge)
-until a Part B log (empties select partb, empties rerun) gives its verdict.
-
-Examples:
-   empties rescore --data data/study --manifest data/study.yaml
-   empties check --data data/study
-   empties sql "SELECT * FROM headlines WHERE eval = 'xstest_safe'" --data data/study`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-		}, cliutil.ManifestFlags(true)...),
-		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
-		},
-	}
+// Result is what a rescore run wrote, for the command's summary.
+type Result struct {
+	Counts    map[string]int // re-scored replies per eval
+	Unmatched []string       // paths of the logs no eval profile matches, sorted
+	Heads     []schema.Headline
+	Checks    []schema.P0Check
+	Reruns    []schema.Rerun
+	Tests     []schema.JudgeTest
 }
 
 type sampleKey struct {
@@ -67,30 +43,25 @@ type sampleKey struct {
 	Epoch           int64
 }
 
-// Run re-scores the dataset.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("rescore", opts.Data); err != nil {
-		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("rescore: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
-	}
-	m, err := manifest.Load(opts.Manifest, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch})
+// Rescore re-scores the dataset cfg.Data (which holds ingest's replies) and
+// commits every table it writes in one generation.
+func Rescore(ctx context.Context, cfg Config) (*Result, error) {
+	m, err := manifest.Load(cfg.Manifest, manifest.Options{AllowPreregMismatch: cfg.AllowPreregMismatch})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ds, err := store.Create(opts.Data)
+	ds, err := store.Create(cfg.Data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer ds.Close()
 
 	assigned, unmatched, err := assignLogs(ds, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	logged := map[sampleKey]*schema.Score{}
-	err = store.Scan(opts.Data, "scores", func(s *schema.Score) error {
+	err = store.Scan(cfg.Data, "scores", func(s *schema.Score) error {
 		a, ok := assigned[s.LogID]
 		if ok && s.Scorer == m.Profiles[a.Eval].Score.Key {
 			c := *s
@@ -99,26 +70,26 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	judges, err := judgeCalls(opts.Data, m, assigned)
+	judges, err := judgeCalls(cfg.Data, m, assigned)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	partB, evalIDs, err := partBVerdicts(opts.Data, assigned, logged)
+	partB, evalIDs, err := partBVerdicts(cfg.Data, assigned, logged)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	ps, err := store.NewWriter[schema.PolicyScore](ds, "policy_scores")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	replies := map[sampleKey]*schema.Reply{}
 	counts := map[string]int{}
 	// One pass over replies (read only: replies belong to ingest): each
 	// placed in the study gets its policy rows.
-	err = store.Scan(opts.Data, "replies", func(r *schema.Reply) error {
+	err = store.Scan(cfg.Data, "replies", func(r *schema.Reply) error {
 		a, ok := assigned[r.LogID]
 		if !ok {
 			return nil
@@ -148,13 +119,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	})
 	if err != nil {
 		ps.Discard()
-		return err
+		return nil, err
 	}
 	if err := ps.Keep(ds); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeVerdicts(ds, m, assigned, judges, replies, logged); err != nil {
-		return err
+		return nil, err
 	}
 	for _, mg := range []func() error{
 		func() error { return store.Merge[schema.LogAssignment](ds, "log_assignments") },
@@ -162,20 +133,20 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		func() error { return store.Merge[schema.JudgeVerdict](ds, "judge_verdicts") },
 	} {
 		if err := mg(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The headlines read the policy rows, assignments and verdicts merged
 	// above, before anything is committed: every table rescore writes goes
 	// into the dataset in the one Commit below.
-	d, err := computeHeadlines(ctx, opts.Data, ds.Merged(), m)
+	d, err := computeHeadlines(ctx, cfg.Data, ds.Merged(), m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var planned []schema.PlannedRerun
-	if store.HasTable(opts.Data, "planned_reruns") {
-		if err := store.Scan(opts.Data, "planned_reruns", func(p *schema.PlannedRerun) error { planned = append(planned, *p); return nil }); err != nil {
-			return err
+	if store.HasTable(cfg.Data, "planned_reruns") {
+		if err := store.Scan(cfg.Data, "planned_reruns", func(p *schema.PlannedRerun) error { planned = append(planned, *p); return nil }); err != nil {
+			return nil, err
 		}
 	}
 	reruns := pairReruns(d.outcomes, planned)
@@ -188,15 +159,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		func() error { return studyTables(ds, m) },
 	} {
 		if err := step(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := ds.Commit(); err != nil {
-		return err
+		return nil, err
 	}
-	printSummary(w, counts, unmatched, d.heads, d.checks)
-	printPairing(w, reruns, d.tests)
-	return nil
+	return &Result{Counts: counts, Unmatched: unmatched, Heads: d.heads, Checks: d.checks, Reruns: reruns, Tests: d.tests}, nil
 }
 
 func writeRows[T any](ds *store.Dataset, table string, rows []T) error {
@@ -255,46 +224,4 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 	}
 	sort.Strings(unmatched)
 	return out, unmatched, wr.Keep(ds)
-}
-
-func printPairing(w io.Writer, reruns []schema.Rerun, tests []schema.JudgeTest) {
-	status := map[string]int{}
-	for _, r := range reruns {
-		status[r.Status]++
-	}
-	if len(reruns) > 0 {
-		fmt.Fprintf(w, "re-runs: %d paired, %d without an original, %d planned but not re-run\n", status["paired"], status["no_original"], status["not_rerun"])
-		for _, r := range reruns {
-			if r.Status != "paired" {
-				fmt.Fprintf(w, "  %s: %s %s %s sample %s epoch %d\n", r.Status, r.Arm, r.Eval, r.Route, r.SampleID, r.Epoch)
-			}
-		}
-	}
-	if len(tests) > 0 {
-		fmt.Fprintf(w, "judge tests (Part C): %d verdicts\n", len(tests))
-	}
-}
-
-func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads []schema.Headline, checks []schema.P0Check) {
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(vocab.Policies))
-	if len(unmatched) > 0 {
-		fmt.Fprintf(w, "%d logs match no eval profile (replies and classes kept; not re-scored):\n", len(unmatched))
-		for _, p := range unmatched {
-			fmt.Fprintf(w, "  %s\n", p)
-		}
-	}
-	status := map[string]int{}
-	for _, c := range checks {
-		status[c.Status]++
-	}
-	bad := status["mismatch"]
-	fmt.Fprintf(w, "headlines: %d rows; P0 check: %d of %d logs reproduce the stored metric", len(heads), status["ok"], len(checks))
-	if bad > 0 {
-		fmt.Fprintf(w, " (run `empties check` for the mismatches)")
-	}
-	fmt.Fprintln(w)
 }
