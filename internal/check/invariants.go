@@ -1,9 +1,14 @@
+// Package check holds a dataset's invariants (`empties check`,
+// stages/check). Each is a file of sql/checks/ (kind check: a query
+// returning the rows that break it, its header naming the invariant and the
+// tables it reads), except the vocabulary's, one per closed column of
+// internal/vocab, which are generated from the vocabulary itself rather than
+// written by hand.
 package check
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -88,10 +93,21 @@ func sorted(names []string) []string {
 	return out
 }
 
-func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
+// Broken is an invariant the dataset breaks: its name, how many rows break
+// it and the query that finds them.
+type Broken struct {
+	Invariant string
+	Rows      int
+	Query     string
+}
+
+// Invariants runs every invariant whose tables the dataset dir holds and
+// returns those broken, in order (the files of sql/checks/ by name, then the
+// vocabulary's).
+func Invariants(ctx context.Context, dir string) ([]Broken, error) {
 	db, tables, err := duck.OpenDataset(ctx, dir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer db.Close()
 	// The tables of the generation the views read, not of whichever is
@@ -102,9 +118,9 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 	}
 	fromFiles, err := fileInvariants()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	failed := 0
+	var broken []Broken
 	for _, inv := range append(fromFiles, vocabularyInvariants()...) {
 		present := true
 		for _, t := range inv.tables {
@@ -115,7 +131,7 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 		}
 		rows, err := db.QueryContext(ctx, inv.query)
 		if err != nil {
-			return 0, fmt.Errorf("invariant %q: %w", inv.name, err)
+			return nil, fmt.Errorf("invariant %q: %w", inv.name, err)
 		}
 		n := 0
 		for rows.Next() {
@@ -123,9 +139,8 @@ func invariants(ctx context.Context, dir string, w io.Writer) (int, error) {
 		}
 		rows.Close()
 		if n > 0 {
-			failed++
-			fmt.Fprintf(w, "invariant broken: %s (%d rows; query: %s)\n", inv.name, n, inv.query)
+			broken = append(broken, Broken{Invariant: inv.name, Rows: n, Query: inv.query})
 		}
 	}
-	return failed, nil
+	return broken, nil
 }
