@@ -1,9 +1,12 @@
 // Package sqlfiles holds the analysis SQL of `empties analyze` and the
-// queries other stages run, in four folders by kind: macros/ (shared SQL
+// queries other stages run, in five folders by kind: macros/ (shared SQL
 // functions: a rate with its Wilson interval, the per-sample weighting, the
 // percentile interval, exact sums), staging/ (the views and intermediate
-// tables other steps read), marts/ (the outputs analyze writes) and queries/
-// (queries a stage runs on its own connection, with holes it fills). One
+// tables other steps read), marts/ (the outputs analyze writes), queries/
+// (queries a stage runs on its own connection, with holes it fills: rescore's
+// headlines and study tables, decide's deciding values) and checks/ (the
+// invariants `empties check` verifies, each returning the rows that break
+// it). One
 // .sql file per output, each opening with a header comment (output, kind, grain, the
 // pre-registration measure it implements, the tables it reads) that
 // internal/measures parses and validates before running any file, and a
@@ -18,5 +21,5 @@ import "embed"
 
 // FS holds every .sql file and contract.
 //
-//go:embed macros staging marts queries
+//go:embed macros staging marts queries checks
 var FS embed.FS

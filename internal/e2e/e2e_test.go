@@ -33,13 +33,13 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest"
 	"empties/internal/sqlfmt"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/decide"
-	"empties/stages/rescore"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/e2e/*/expected/*.csv from this run")
@@ -104,13 +104,13 @@ func TestPipelineGoldens(t *testing.T) {
 			if err := ingest.Build(ctx, ingest.Config{Paths: in.logs, Out: data, AllAttempts: in.all}); err != nil {
 				t.Fatal(err)
 			}
-			if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: in.manifest}, io.Discard); err != nil {
+			if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: in.manifest}); err != nil {
 				t.Fatal(err)
 			}
 			if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: in.manifest}, io.Discard); err != nil {
 				t.Fatal(err)
 			}
-			if err := decide.Run(ctx, decide.Options{Data: data, Manifest: in.manifest}, io.Discard); err != nil {
+			if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: in.manifest}); err != nil {
 				t.Fatal(err)
 			}
 			for _, table := range in.tables {

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,9 +89,6 @@ const (
 	KindJudge = vocab.KindJudge
 	KindOther = vocab.KindOther
 )
-
-// graderRole matches model-role names that denote a grader.
-var graderRole = regexp.MustCompile(`(?i)grad|judg|scor|critic|evaluat|rater|monitor|classif`)
 
 // span is an open span or legacy step.
 type span struct {
@@ -391,7 +387,7 @@ func callKind(ctx *logContext, spanID string, e *evallog.CallView, spans *spanTr
 		}
 	}
 	switch {
-	case e.Role != "" && graderRole.MatchString(e.Role):
+	case vocab.GraderRole(e.Role):
 		return KindJudge, "grader_role", nil
 	case e.Role != "":
 		return KindOther, "other_role", nil

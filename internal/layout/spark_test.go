@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest"
 	"empties/internal/store"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/schema"
 	"empties/stages/analyze"
-	"empties/stages/decide"
-	"empties/stages/rescore"
 )
 
 // kinds maps the DuckDB type of a column of the files to the aggregates
@@ -80,9 +80,9 @@ func TestSparkReadsTheTablesAsWritten(t *testing.T) {
 		func() error {
 			return ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: dir})
 		},
-		func() error { return rescore.Run(ctx, rescore.Options{Data: dir, Manifest: manifest}, io.Discard) },
+		func() error { _, err := study.Rescore(ctx, study.Config{Data: dir, Manifest: manifest}); return err },
 		func() error { return analyze.Run(ctx, analyze.Options{Data: dir, Manifest: manifest}, io.Discard) },
-		func() error { return decide.Run(ctx, decide.Options{Data: dir, Manifest: manifest}, io.Discard) },
+		func() error { _, err := decide.Decide(ctx, decide.Config{Data: dir, Manifest: manifest}); return err },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

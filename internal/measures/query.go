@@ -117,3 +117,11 @@ func (qs *Queries) Rows(ctx context.Context, q querier, name string, holes map[s
 	}
 	return rows, nil
 }
+
+// Query returns the query file name (kind: query): its header (columns,
+// needs) and body.
+func (qs *Queries) Query(name string) (*Step, bool) { return qs.suite.Query(name) }
+
+// Checks returns the check files (kind: check), by name: the invariants
+// `empties check` runs.
+func (qs *Queries) Checks() []*Step { return qs.suite.Checks() }

@@ -25,6 +25,12 @@ const (
 	// row), the tables the stage creates for it (given) and the holes the
 	// stage fills with the manifest's SQL expressions ({{name}}).
 	KindQuery = "query"
+	// KindCheck is an invariant of the dataset's tables that `empties check`
+	// verifies: a query returning the rows that break it (none when it
+	// holds). Its header names the invariant (-- invariant: ...), the tables
+	// it reads (needs: the check is skipped when one is missing) and the
+	// holes check fills with values of the vocabulary ({{name}}).
+	KindCheck = "check"
 )
 
 // RunsTable is the table every analyze run writes last: one row per output,
@@ -56,11 +62,14 @@ type Header struct {
 	Measure  string
 	Needs    []string
 	Optional []string
-	// Queries only: the columns the query returns, in order; the tables the
-	// running stage creates before running it; the {{holes}} it fills.
+	// Queries and checks only: the columns the query returns, in order; the
+	// tables the running stage creates before running it; the {{holes}} it
+	// fills.
 	Columns []string
 	Given   []string
 	Holes   []string
+	// Checks only: the invariant, as `empties check` names it when broken.
+	Invariant string
 }
 
 // Step is one node of the suite: a .sql file, or a table the stage builds in
@@ -77,7 +86,7 @@ type Suite struct {
 	Steps     []*Step
 	Contracts map[string]*Contract // by output, RunsTable included
 	byName    map[string]*Step
-	queries   map[string]*Step
+	queries   map[string]*Step // queries and checks, by name
 }
 
 var (
@@ -123,34 +132,50 @@ func ParseHeader(file, text string) (Header, string, error) {
 			h.Given = splitList(val)
 		case "holes":
 			h.Holes = splitList(val)
+		case "invariant":
+			h.Invariant = val
 		default:
-			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional; for a query also columns, given, holes)", i+1, key)
+			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional; for a query also columns, given, holes; for a check invariant, holes)", i+1, key)
 		}
 	}
 	if i == 0 {
 		return h, "", fmt.Errorf("no header: the file must open with -- output:, -- kind:, -- grain:, -- measure: and -- needs: lines")
 	}
-	for _, key := range []string{"output", "kind", "measure", "needs"} {
+	required := []string{"output", "kind", "measure", "needs"}
+	if h.Kind == KindCheck {
+		required = []string{"output", "kind", "invariant", "needs"}
+	}
+	for _, key := range required {
 		if !seen[key] {
 			return h, "", fmt.Errorf("header: no %q line", key)
 		}
 	}
 	switch h.Kind {
 	case KindMacro, KindView, KindTable, KindOutput:
-		if len(h.Columns)+len(h.Given)+len(h.Holes) > 0 {
-			return h, "", fmt.Errorf("header: columns, given and holes are keys of a query, not of a %s", h.Kind)
+		if len(h.Columns)+len(h.Given)+len(h.Holes) > 0 || h.Invariant != "" {
+			return h, "", fmt.Errorf("header: columns, given and holes are keys of a query or check, invariant of a check, not of a %s", h.Kind)
 		}
 	case KindQuery:
 		if len(h.Columns) == 0 {
 			return h, "", fmt.Errorf("header: a query names the columns it returns (-- columns: a, b, ...)")
 		}
+		if h.Invariant != "" {
+			return h, "", fmt.Errorf("header: invariant is a key of a check, not of a query")
+		}
+	case KindCheck:
+		if len(h.Given) > 0 {
+			return h, "", fmt.Errorf("header: a check reads the dataset's tables only (no given tables)")
+		}
+		if h.Invariant == "" {
+			return h, "", fmt.Errorf("header: invariant is empty: name what the check verifies")
+		}
 	default:
-		return h, "", fmt.Errorf("header: kind %q: kinds are macro, view, table, output, query", h.Kind)
+		return h, "", fmt.Errorf("header: kind %q: kinds are macro, view, table, output, query, check", h.Kind)
 	}
 	if h.Kind != KindMacro && h.Grain == "" {
 		return h, "", fmt.Errorf("header: no grain (\"one row per ...\")")
 	}
-	if h.Measure == "" {
+	if h.Kind != KindCheck && h.Measure == "" {
 		return h, "", fmt.Errorf("header: measure is empty: name the pre-registration measure the file implements")
 	}
 	return h, strings.Join(lines[i:], "\n"), nil
@@ -238,12 +263,14 @@ func checkBody(h Header, body string) (string, error) {
 // kindDirs are the folders of sql/ and the kinds of file each holds: shared
 // macros, the staging steps other steps read (views and intermediate
 // tables), the marts (the outputs analyze writes, each with its contract
-// beside it), and the queries other stages run on their own connection.
+// beside it), the queries other stages run on their own connection, and the
+// invariants `empties check` verifies.
 var kindDirs = map[string][]string{
 	"macros":  {KindMacro},
 	"staging": {KindView, KindTable},
 	"marts":   {KindOutput},
 	"queries": {KindQuery},
+	"checks":  {KindCheck},
 }
 
 // dirOfKind is the folder of sql/ that holds files of a kind.
@@ -268,7 +295,7 @@ func suiteFiles(fsys fs.FS, ext string, fail func(string, error)) ([]string, err
 			return nil
 		}
 		if _, ok := kindDirs[path.Dir(p)]; !ok {
-			fail("sql/"+p, fmt.Errorf("not in a folder of sql/: a file lives in macros/, staging/, marts/ or queries/, by its kind"))
+			fail("sql/"+p, fmt.Errorf("not in a folder of sql/: a file lives in macros/, staging/, marts/, queries/ or checks/, by its kind"))
 			return nil
 		}
 		files = append(files, p)
@@ -324,7 +351,7 @@ func LoadSuite(fsys fs.FS) (*Suite, error) {
 				fail("sql/"+f, fmt.Errorf("getvariable(%q): the stage sets only %s", m[1], strings.Join(Variables, ", ")))
 			}
 		}
-		if h.Kind == KindQuery {
+		if h.Kind == KindQuery || h.Kind == KindCheck {
 			s.addQuery(&Step{Header: h, Body: query}, fail)
 			continue
 		}
@@ -402,7 +429,21 @@ func (s *Suite) addQuery(st *Step, fail func(string, error)) {
 // Query returns the query file named name (kind: query).
 func (s *Suite) Query(name string) (*Step, bool) {
 	st, ok := s.queries[name]
+	if !ok || st.Kind != KindQuery {
+		return nil, false
+	}
 	return st, ok
+}
+
+// Checks returns the check files (kind: check), by name.
+func (s *Suite) Checks() []*Step {
+	var out []*Step
+	for _, name := range slices.Sorted(maps.Keys(s.queries)) {
+		if st := s.queries[name]; st.Kind == KindCheck {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // Fill returns a query's SQL with its holes filled; every hole must be given.
@@ -456,8 +497,10 @@ func (s *Suite) checkNames(fail func(string, error)) {
 				continue
 			}
 			if dep, ok := s.byName[n]; ok {
-				if st.Kind == KindQuery && dep.Kind != KindMacro {
-					fail(st.where(), fmt.Errorf("header: a query reads the dataset's tables, its given tables and macros; %q is a %s of analyze", n, dep.Kind))
+				// An output is a table of the dataset once analyze has run;
+				// views and intermediate tables live only inside analyze.
+				if (st.Kind == KindQuery || st.Kind == KindCheck) && dep.Kind != KindMacro && dep.Kind != KindOutput {
+					fail(st.where(), fmt.Errorf("header: a %s reads the dataset's tables (analyze's outputs included), its given tables and macros; %q is a %s inside analyze", st.Kind, n, dep.Kind))
 				}
 				continue
 			}

@@ -52,8 +52,9 @@ func TestEmbeddedSQLIsValid(t *testing.T) {
 		name := strings.TrimSuffix(path.Base(f), ".sql")
 		_, step := s.Step(name)
 		q, query := s.Query(name)
-		if step == query {
-			t.Errorf("sql/%s is not a step or a query", f)
+		check := slices.ContainsFunc(s.Checks(), func(c *Step) bool { return c.Output == name })
+		if n := btoi(step) + btoi(query) + btoi(check); n != 1 {
+			t.Errorf("sql/%s is %d of a step, a query and a check", f, n)
 		}
 		if query && (!strings.Contains(q.Measure, "pre-registration") || !strings.HasPrefix(q.Grain, "one row per ")) {
 			t.Errorf("sql/%s: a query's header cites the pre-registration and says \"one row per ...\": %q, %q", f, q.Measure, q.Grain)
@@ -172,7 +173,18 @@ func TestSuiteValidation(t *testing.T) {
 		{"a query without columns", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
 		{"a query hole not declared", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
 		{"a query hole never used", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
-		{"a query reading an analyze step", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")}}, `"a" is a output of analyze`},
+		{"a query reading a staging view", fstest.MapFS{
+			"staging/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
+			"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: v\n-- columns: log_id\nSELECT log_id FROM v")},
+		}, `"v" is a view inside analyze`},
+		{"a check without its invariant", fstest.MapFS{"checks/c.sql": {Data: []byte("-- output: c\n-- kind: check\n-- grain: one row per log\n-- needs: logs\nSELECT log_id FROM logs")}}, `sql/checks/c.sql: header: no "invariant" line`},
+		{"a check reading a staging view", fstest.MapFS{
+			"staging/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
+			"checks/c.sql":  {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: v\nSELECT log_id FROM v")},
+		}, `"v" is a view inside analyze`},
+		{"a check among the queries", fstest.MapFS{"queries/c.sql": {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: logs\nSELECT log_id FROM logs")}}, "a check file lives in sql/checks/, not sql/queries/"},
+		{"an invariant on a query", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- invariant: i\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT 1 AS v FROM logs")}}, "invariant is a key of a check"},
+		{"a check hole not declared", fstest.MapFS{"checks/c.sql": {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: logs\nSELECT log_id FROM logs WHERE set_status = {{counted}}")}}, "hole {{counted}} is not declared"},
 		{"columns on an output", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "-- kind: output\n-- columns: eval\n", 1))}}, "keys of a query"},
 		{"a file outside the folders", fstest.MapFS{"c.sql": {Data: []byte(good("c", "replies"))}}, "sql/c.sql: not in a folder of sql/"},
 		{"an output among the macros", fstest.MapFS{"macros/c.sql": {Data: []byte(good("c", "replies"))}}, "sql/macros/c.sql: a output file lives in sql/marts/, not sql/macros/"},
@@ -283,5 +295,40 @@ func TestQueryFiles(t *testing.T) {
 	}
 	if err := q.CheckColumns([]string{"log_id", "path", "value"}); err == nil || !strings.Contains(err.Error(), "its header says log_id, path, results, value") {
 		t.Errorf("CheckColumns on other columns: %v", err)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A check file's header names its invariant and the tables it reads; a
+// query may read an output of analyze (a table of the dataset once analyze
+// has run), as decide's do.
+func TestCheckAndQueryHeaders(t *testing.T) {
+	fsys := fstest.MapFS{
+		"marts/a.sql":            {Data: []byte("-- output: a\n-- kind: output\n-- grain: one row per eval\n-- measure: m (pre-registration §5)\n-- needs: replies\nSELECT 1 AS eval\n")},
+		"marts/a.yml":            {Data: []byte("output: a\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, doc: d}\n")},
+		"marts/analyze_runs.yml": {Data: []byte("output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, doc: d}\n")},
+		"queries/q.sql":          {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per eval\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")},
+		"checks/c.sql":           {Data: []byte("-- output: c\n-- kind: check\n-- invariant: every log is counted\n-- grain: one row per log not counted\n-- needs: logs\n-- holes: counted\nSELECT path FROM logs WHERE set_status <> {{counted}}")},
+	}
+	s, err := LoadSuite(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Query("c"); ok {
+		t.Error("a check is not a query")
+	}
+	checks := s.Checks()
+	if len(checks) != 1 || checks[0].Invariant != "every log is counted" || !slices.Equal(checks[0].Needs, []string{"logs"}) {
+		t.Fatalf("checks %+v", checks)
+	}
+	got, err := checks[0].Fill(map[string]string{"counted": "'counted'"})
+	if err != nil || !strings.Contains(got, "set_status <> 'counted'") {
+		t.Errorf("filled %q, %v", got, err)
 	}
 }

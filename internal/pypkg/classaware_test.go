@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -14,8 +13,8 @@ import (
 
 	"empties/internal/ingest"
 	"empties/internal/manifest"
+	internalstudy "empties/internal/study"
 	"empties/internal/testutil"
-	"empties/stages/rescore"
 )
 
 // study ingests and rescores logs into a new dataset.
@@ -26,7 +25,7 @@ func study(t *testing.T, logs string) string {
 	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: dir, Workers: 2, Log: &stderr}); err != nil {
 		t.Fatalf("ingest %s: %v\n%s", logs, err, stderr.String())
 	}
-	if err := rescore.Run(context.Background(), rescore.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
+	if _, err := internalstudy.Rescore(context.Background(), internalstudy.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
 		t.Fatalf("rescore %s: %v", logs, err)
 	}
 	return dir

@@ -10,7 +10,8 @@
 -- Rescore runs it once per eval ($eval), the holes filled from the eval's profile (the manifest's
 -- SQL): components evaluates each score component on a score row (NULL when the row is unscored
 -- or the component NaN), averages takes each component's mean over a sample's epochs (as
--- inspect_ai's default mean reducer does), scored_when says which reduced samples count, and
+-- inspect_ai's default mean reducer does; exact_avg, so the same whatever order the epochs are
+-- added in), scored_when says which reduced samples count, and
 -- formula is the metric over them. headline_boot holds the cell's resamples (rescore draws them:
 -- headline_boot_samples); every policy of a cell uses the same draws, so the interval of a
 -- policy's difference from P0 is paired. A resample whose metric is NaN is left out of the

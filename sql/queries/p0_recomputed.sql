@@ -2,7 +2,7 @@
 -- kind: query
 -- grain: one row per log of one eval with P0 rows (Part A and Part C), the rows of p0_check
 -- measure: P0 check (pre-registration Part B, "P0 reproduces the eval's own metric"): the headline metric under P0 recomputed per log with the eval's own formula, beside the results the log stores
--- needs: policy_scores, logs, score_values
+-- needs: policy_scores, logs, score_values, rates
 -- holes: components, averages, scored_when, formula
 -- columns: log_id, path, results, value
 --

@@ -1,6 +1,8 @@
-// Package check verifies a dataset's contracts (`empties check`): every P0
-// headline recomputed from the per-sample rows equals the metric inspect_ai
-// stored in its log, and the tables keep their invariants.
+// Package check is the `empties check` command: it verifies a dataset's
+// contracts and prints what failed: every P0 headline recomputed from the
+// per-sample rows equals the metric inspect_ai stored in its log
+// (p0_check), the tables keep their invariants (internal/check: the files of
+// sql/checks/ and the vocabulary's), and analyze's outputs their contracts.
 package check
 
 import (
@@ -11,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"empties/internal/check"
 	"empties/internal/cliutil"
 	"empties/internal/measures"
 	"empties/internal/store"
@@ -79,11 +82,18 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	} else {
 		fmt.Fprintln(w, "P0 check: not run (no p0_check table; run `empties rescore` first)")
 	}
-	inv, err := invariants(ctx, opts.Data, w)
+	broken, err := check.Invariants(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
-	failures += inv
+	for _, b := range broken {
+		if b.Query == "" {
+			fmt.Fprintf(w, "invariant broken: %s\n", b.Invariant)
+			continue
+		}
+		fmt.Fprintf(w, "invariant broken: %s (%d rows; query: %s)\n", b.Invariant, b.Rows, b.Query)
+	}
+	failures += len(broken)
 	if store.HasTable(opts.Data, "analyze_runs") {
 		broken, _, err := measures.CheckOutputs(ctx, opts.Data)
 		if err != nil {

@@ -21,13 +21,13 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"empties/internal/decide"
 	"empties/internal/ingest"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/internal/vocab"
 	"empties/stages/analyze"
-	"empties/stages/decide"
 	"empties/stages/report"
-	"empties/stages/rescore"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/visible/*.txt, the pages' visible text, from this run")
@@ -386,13 +386,13 @@ func studyDataset(t *testing.T, logs string) string {
 		t.Fatal(err)
 	}
 	m := testutil.Path(t, "data", "study.yaml")
-	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := decide.Run(ctx, decide.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	return data

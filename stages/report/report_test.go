@@ -14,13 +14,13 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/decide"
 	"empties/stages/report"
-	"empties/stages/rescore"
 )
 
 func readTree(t *testing.T, dir string) map[string][]byte {
@@ -49,13 +49,13 @@ func TestReportIsByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := testutil.Path(t, "data", "study.yaml")
-	if err := rescore.Run(ctx, rescore.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if err := decide.Run(ctx, decide.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")

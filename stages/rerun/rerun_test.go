@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +18,9 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/ingest"
 	"empties/internal/plan"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/rerun"
-	"empties/stages/rescore"
 	"empties/stages/selectplan"
 )
 
@@ -50,7 +49,7 @@ func ingestRescore(t *testing.T, out string, logs ...string) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rescore.Run(ctx, rescore.Options{Data: out, Manifest: manifest(t)}, io.Discard); err != nil {
+	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifest(t)}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,9 +2,11 @@ package decide
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/testutil"
 )
 
@@ -15,6 +17,35 @@ func studyThresholds(t *testing.T) manifest.Thresholds {
 		t.Fatal(err)
 	}
 	return m.Thresholds
+}
+
+// Every test runs a query file of sql/queries/ that reads its table alone and
+// yields cell, value and detail first, then only bar and kind.
+func TestEveryTestHasItsQueryFile(t *testing.T) {
+	qs, err := measures.LoadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		for _, tt := range r.Tests {
+			q, ok := qs.Query(tt.Query)
+			if !ok {
+				t.Errorf("%s %s: no sql/queries/%s.sql", r.ID, tt.Key, tt.Query)
+				continue
+			}
+			if !slices.Equal(q.Needs, []string{tt.Table}) {
+				t.Errorf("%s: sql/%s reads %v, the test says %s", r.ID, q.File, q.Needs, tt.Table)
+			}
+			if len(q.Columns) < 3 || !slices.Equal(q.Columns[:3], []string{"cell", "value", "detail"}) {
+				t.Errorf("%s: sql/%s yields %v", r.ID, q.File, q.Columns)
+			}
+			for _, c := range q.Columns[3:] {
+				if c != "bar" && c != "kind" {
+					t.Errorf("%s: sql/%s yields %s", r.ID, q.File, c)
+				}
+			}
+		}
+	}
 }
 
 // TestEveryThresholdEdge puts one cell below, at, at-up-to-float-noise and

@@ -1,4 +1,4 @@
-package rescore
+package study
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/schema"
 )
@@ -58,29 +59,13 @@ func studyTables(ds *store.Dataset, m *manifest.Manifest) error {
 
 // replyOutcomes evaluates, per re-scored reply, whether the eval's own
 // scorer counted it as a refusal (the profile's refused predicate over the
-// logged score) and its D2 refusal form.
-func replyOutcomes(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema.ReplyOutcome, error) {
+// logged score: sql/queries/reply_outcomes.sql) and its D2 refusal form.
+func replyOutcomes(ctx context.Context, db *sql.DB, queries *measures.Queries, m *manifest.Manifest) ([]schema.ReplyOutcome, error) {
 	var out []schema.ReplyOutcome
 	for _, name := range m.EvalNames {
 		p := m.Profiles[name]
-		refused := "NULL"
-		if p.Refused != "" {
-			refused = "(" + p.Refused + ")"
-		}
-		// The predicate is evaluated where only the components (and keys)
-		// are visible, so component names cannot clash with other columns.
-		q := fmt.Sprintf(`WITH comps AS (
-  SELECT log_id, eval, route, arm, sample_id, epoch, unscored, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
-), judged AS (
-  SELECT log_id AS __log_id, sample_id AS __sample_id, epoch AS __epoch, eval AS __eval, route AS __route, arm AS __arm,
-    CASE WHEN unscored THEN NULL ELSE %s END AS __refused
-  FROM comps
-)
-SELECT __log_id, __eval, __route, __arm, __a.part, __sample_id, __epoch, __r.class, __r.non_answer, __refused
-FROM judged JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
-JOIN log_assignments __a ON __a.log_id = __log_id
-ORDER BY __route, __arm, __sample_id, __epoch, __log_id`, strings.Join(componentColumns(p), ", "), refused)
-		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
+		holes := map[string]string{"components": strings.Join(componentColumns(p), ", "), "refused": predicate(p.Refused)}
+		rows, err := queries.Rows(ctx, db, "reply_outcomes", holes, sql.Named("eval", name))
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): refused: %w", name, p.File, err)
 		}
@@ -105,6 +90,15 @@ ORDER BY __route, __arm, __sample_id, __epoch, __log_id`, strings.Join(component
 		}
 	}
 	return out, nil
+}
+
+// predicate is a profile's SQL predicate in parentheses, NULL when it has
+// none.
+func predicate(sql string) string {
+	if sql == "" {
+		return "NULL"
+	}
+	return "(" + sql + ")"
 }
 
 // form is a reply's refusal form for D2 (design.md): its class when a
@@ -182,36 +176,13 @@ func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) [
 // eval's judge grades it; the profile's judge.pass predicate says whether
 // the verdict passes the non-answer (seed section 5). A repeat is the
 // sample's empties_repeat (empties rerun makes one sample per repeat), else
-// its epoch.
-func judgeTests(ctx context.Context, db *sql.DB, m *manifest.Manifest) ([]schema.JudgeTest, error) {
+// its epoch (sql/queries/judge_tests.sql).
+func judgeTests(ctx context.Context, db *sql.DB, queries *measures.Queries, m *manifest.Manifest) ([]schema.JudgeTest, error) {
 	var out []schema.JudgeTest
 	for _, name := range m.EvalNames {
 		p := m.Profiles[name]
-		pass := "NULL"
-		if p.Judge.Pass != "" {
-			pass = "(" + p.Judge.Pass + ")"
-		}
-		q := fmt.Sprintf(`WITH comps AS (
-  SELECT log_id, sample_id, epoch, unscored, value_json, value_float, %s FROM policy_scores WHERE eval = $eval AND policy = 'P0'
-), verdicts AS (
-  SELECT log_id AS __log_id, sample_id AS __sample_id, epoch AS __epoch, value_json AS __value_json, value_float AS __value_float,
-    CASE WHEN unscored THEN NULL ELSE %s END AS __passed
-  FROM comps
-), first_judge AS (
-  SELECT log_id, sample_id, epoch, arg_min(model, call_index) AS model, arg_min(temperature, call_index) AS temperature,
-    arg_min(judge_class, call_index) AS judge_class
-  FROM model_calls WHERE kind = 'judge' GROUP BY ALL
-)
-SELECT __log_id, coalesce(__j.model, ''), __j.temperature,
-  coalesce(json_extract_string(__r.sample_metadata, '$.empties_form'), 'unknown'),
-  coalesce(json_extract_string(__r.sample_metadata, '$.empties_sample_id'), __sample_id),
-  coalesce(TRY_CAST(json_extract(__r.sample_metadata, '$.empties_repeat') AS BIGINT), __epoch), __value_json::VARCHAR, __value_float, __passed, coalesce(__j.judge_class, '')
-FROM verdicts JOIN replies __r ON __r.log_id = __log_id AND __r.sample_id = __sample_id AND __r.epoch = __epoch
-JOIN log_assignments __a ON __a.log_id = __log_id
-LEFT JOIN first_judge __j ON __j.log_id = __log_id AND __j.sample_id = __sample_id AND __j.epoch = __epoch
-WHERE __a.part = 'C'
-ORDER BY 4, 5, 6, 1`, strings.Join(componentColumns(p), ", "), pass)
-		rows, err := db.QueryContext(ctx, q, sql.Named("eval", name))
+		holes := map[string]string{"components": strings.Join(componentColumns(p), ", "), "pass": predicate(p.Judge.Pass)}
+		rows, err := queries.Rows(ctx, db, "judge_tests", holes, sql.Named("eval", name))
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): judge.pass: %w", name, p.File, err)
 		}

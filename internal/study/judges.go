@@ -1,4 +1,4 @@
-package rescore
+package study
 
 import (
 	"sort"
@@ -28,9 +28,7 @@ func judgeCalls(dir string, m *manifest.Manifest, assigned map[string]manifest.A
 			return nil
 		}
 		p := m.Profiles[a.Eval]
-		isJudge := c.Kind == vocab.KindJudge && p.Judge.Where == "scorer" ||
-			p.Judge.Where == "solver" && c.Kind == vocab.KindMUT && !c.IsReply
-		if isJudge {
+		if vocab.IsJudgeCall(c.Kind, c.IsReply, p.Judge.Where) {
 			k := sampleKey{c.LogID, c.SampleID, c.Epoch}
 			idx.calls[k] = append(idx.calls[k], *c)
 		}

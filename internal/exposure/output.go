@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -44,8 +43,8 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 	return guard.WriteFile(path, false, fill)
 }
 
-// evalsBy returns, per criterion, the evals with at least one finding.
-func evalsBy(rows []Finding) map[int32][]string {
+// EvalsBy returns, per criterion, the evals with at least one finding.
+func EvalsBy(rows []Finding) map[int32][]string {
 	sets := map[int32]map[string]bool{}
 	for _, r := range rows {
 		if sets[r.Criterion] == nil {
@@ -65,7 +64,7 @@ func evalsBy(rows []Finding) map[int32][]string {
 
 func renderMarkdown(res *Result) []byte {
 	var b bytes.Buffer
-	by := evalsBy(res.Findings)
+	by := EvalsBy(res.Findings)
 	fmt.Fprintf(&b, "# Exposure of inspect_evals evals to the empty-reply problem\n\n")
 	fmt.Fprintf(&b, "Static scan of `%s` by `empties exposure`: %d evals (folders with a `@task`), %d Python files, %d findings.\n\n",
 		res.Path, len(res.Evals), res.Files, len(res.Findings))
@@ -116,21 +115,4 @@ func codeCell(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
-}
-
-// summary is what Run prints: evals scanned and evals per criterion.
-func summary(w io.Writer, res *Result, dir string) error {
-	by := evalsBy(res.Findings)
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "exposure: scanned %d evals (%d Python files) under %s\n", len(res.Evals), res.Files, res.Root)
-	for _, c := range Criteria {
-		fmt.Fprintf(&b, "  %d %-16s %3d evals\n", c.Num, c.Name, len(by[c.Num]))
-	}
-	if len(res.BadSyntax) > 0 {
-		fmt.Fprintf(&b, "  %d files parsed with syntax-error recovery: %s\n", len(res.BadSyntax), strings.Join(res.BadSyntax, ", "))
-	}
-	fmt.Fprintf(&b, "wrote %d findings to %s and %s\n", len(res.Findings),
-		filepath.Join(dir, "exposure.parquet"), filepath.Join(dir, "exposure.md"))
-	_, err := w.Write(b.Bytes())
-	return err
 }

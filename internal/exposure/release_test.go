@@ -52,7 +52,7 @@ func installedPackage(t *testing.T) string {
 // checks the evals the code survey (seed 000, section 2) names for criteria
 // 1-3, at the place the release has them.
 func TestSeedCatalogueOnRelease(t *testing.T) {
-	res, err := scanPath(context.Background(), installedPackage(t))
+	res, err := Scan(context.Background(), installedPackage(t))
 	if err != nil {
 		t.Fatal(err)
 	}

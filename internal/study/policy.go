@@ -1,4 +1,4 @@
-package rescore
+package study
 
 import (
 	"empties/internal/classify"

@@ -5,8 +5,10 @@ package decide
 // is adding a truth table to hypotheses. Every threshold is a manifest key
 // (data/study.yaml thresholds:), never a number here.
 
-// rules are evaluated in order by one loop (decider.rule). Each test's query
-// yields the deciding values, one row per cell, in the test's unit:
+// rules are evaluated in order by one loop (decider.rule). Each test's query,
+// a file of sql/queries/ (decide_*.sql, whose header names its columns and
+// the table it reads), yields the deciding values, one row per cell, in the
+// test's unit:
 //
 //	cell    VARCHAR  the cell's name (eval first, then " × " and the rest)
 //	value   DOUBLE   the deciding number (NULL or NaN: the cell is skipped)
@@ -39,8 +41,7 @@ var rules = []rule{
 		Question: "among truncated replies re-run with more room, the share that become something other than a refusal, per refusal eval",
 		Tests: []test{{
 			Table: "d1b_non_refusal", Key: "d1b_non_refusal", Cmp: atLeast, Unit: share,
-			Query: `SELECT eval AS cell, share_non_refusal AS value, printf(' [%.3g, %.3g], n=%d re-run samples', ci_low, ci_high, n_samples) AS detail
-			  FROM d1b_non_refusal WHERE pooled AND n_samples > 0 ORDER BY eval`,
+			Query: "decide_d1b",
 		}},
 		Text:   "%s in any refusal eval",
 		Met:    "truncation is never scored as a refusal (as XSTest's guard does for empty text today)",
@@ -52,9 +53,7 @@ var rules = []rule{
 		Question: "per model with two routes, among samples where either route refused, the share delivered in different forms",
 		Tests: []test{{
 			Table: "d2_form_disagreement", Key: "d2_form_disagreement", Cmp: atLeast, Unit: share,
-			Query: `SELECT model || ': ' || route_a || ' vs ' || route_b AS cell, share_forms_differ AS value,
-			    printf(' [%.3g, %.3g], n=%d samples where either refused; both refused in %.3g', ci_low, ci_high, n_either_refused, share_both_refused) AS detail
-			  FROM d2_form_disagreement WHERE pooled AND n_either_refused > 0 ORDER BY model, route_a, route_b`,
+			Query: "decide_d2",
 		}},
 		Text:   "%s for any pair",
 		Met:    "a shared classifier that reads stop_reason, the refusal flag on text content, stop_details and ModelOutput.error, not completion alone; raise provider normalisation with Inspect",
@@ -69,10 +68,7 @@ var rules = []rule{
 		Question: "on the primary cells, does class-aware routing (P3) change the headline metric compared with the current code (P0)",
 		Tests: []test{{
 			Table: "d3_headline_deltas", Key: "d3_min_delta_pp", Cmp: moreThan, Unit: pp,
-			Query: `SELECT eval || ' × ' || route || ' × ' || arm AS cell, abs(delta_pp) AS value,
-			    printf(' (P3 − P0 = %.4g pp; P0 half-width %.4g pp; %s eval)', delta_pp, coalesce(p0_half_width_pp, 0), coalesce(kind, 'unknown')) AS detail,
-			    p0_half_width_pp AS bar, kind
-			  FROM d3_headline_deltas WHERE is_primary AND delta IS NOT NULL ORDER BY eval, route, arm`,
+			Query: "decide_d3",
 		}},
 		Text:   "|P3 − P0| %s, or more than the cell's P0 interval half-width where that is larger, on a primary cell",
 		Met:    "replace preset_score_on_no_response with a class-aware helper and make its use a checklist item",
@@ -84,12 +80,10 @@ var rules = []rule{
 		Question: "does an eval's default judge, given a non-answer that can reach it today, pass it or disagree with itself",
 		Tests: []test{{
 			Table: "d4_judge_behaviour", Key: "d4_pass_rate", Cmp: moreThan, Unit: share,
-			Query: `SELECT eval || ' × ' || judge_model || ' × ' || form AS cell, pass_rate AS value, printf(' pass rate, n=%d cases', n_scored_cases) AS detail
-			  FROM d4_judge_behaviour WHERE NOT pooled AND n_scored_cases > 0 ORDER BY eval, judge_model, form`,
+			Query: "decide_d4_pass_rate",
 		}, {
 			Table: "d4_judge_behaviour", Key: "d4_repeat_disagreement", Cmp: moreThan, Unit: share,
-			Query: `SELECT eval || ' × ' || judge_model || ' × ' || form AS cell, repeat_disagreement AS value, printf(' repeats disagree, n=%d cases', n_repeated_cases) AS detail
-			  FROM d4_judge_behaviour WHERE NOT pooled AND n_repeated_cases > 0 ORDER BY eval, judge_model, form`,
+			Query: "decide_d4_repeat_disagreement",
 		}},
 		Text:   "pass rate %s, or repeats differ for %s of cases",
 		Met:    "model-graded evals must bypass the judge for every non-answer class, not only empty text",
@@ -102,8 +96,7 @@ var rules = []rule{
 func d1aTest(key string) test {
 	return test{
 		Table: "d1a_truncation", Key: key, Cmp: atLeast, Unit: share,
-		Query: `SELECT eval || ' × ' || route AS cell, share AS value, printf(' [%.3g, %.3g], n=%d', ci_low, ci_high, n_samples) AS detail
-		  FROM d1a_truncation WHERE n_samples > 0 ORDER BY eval, route`,
+		Query: "decide_d1a",
 	}
 }
 

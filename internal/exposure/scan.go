@@ -16,8 +16,8 @@ type Result struct {
 	Findings  []Finding // sorted by eval, criterion, file, line
 }
 
-// scanPath loads the package under path and applies the four criteria.
-func scanPath(ctx context.Context, path string) (*Result, error) {
+// Scan loads the package under path and applies the four criteria.
+func Scan(ctx context.Context, path string) (*Result, error) {
 	p, err := loadPackage(ctx, path)
 	if err != nil {
 		return nil, err

@@ -1,5 +1,5 @@
 // Package decide applies the pre-registration's decision rules D1-D4 and its
-// hypotheses H1-H4 to the analysis tables (`empties decide`), with every
+// hypotheses H1-H4 to the analysis tables (`empties decide`, stages/decide), with every
 // threshold read from the manifest, and writes the decisions table: for each
 // rule the verdict, the recommendation the seed attaches to it, and the
 // numbers and cells behind it. A rule whose inputs are missing gets "not
@@ -10,49 +10,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v3"
-
-	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/schema"
 )
-
-// Options configure decide.
-type Options struct {
-	Data                string
-	Manifest            string
-	AllowPreregMismatch bool
-}
-
-// Command returns the `decide` subcommand.
-func Command() *cli.Command {
-	return &cli.Command{
-		Name:  "decide",
-		Usage: "apply decision rules D1-D4 and hypotheses H1-H4 with the manifest's thresholds",
-		Description: `Reads the analysis tables (run ` + "`empties analyze`" + ` first) and writes the decisions
-table: per rule the verdict, the pre-registration's recommendation for it, the
-deciding number, the thresholds (from the manifest, never from code) and the
-cells behind it. Rules whose inputs are missing (no wide arm yet, no Part C
-logs) say "not enough data".
-
-Examples:
-   empties decide --data data/study --manifest data/study.yaml
-   empties sql "SELECT rule, verdict, recommendation FROM decisions" --data data/study`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-		}, cliutil.ManifestFlags(true)...),
-		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
-		},
-	}
-}
 
 // Verdicts.
 const (
@@ -64,71 +32,67 @@ const (
 	Unresolved = "inconclusive"
 )
 
-// Run decides and prints the summary.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("decide", opts.Data); err != nil {
-		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("decide: %s has no tables; run the pipeline first", opts.Data)
-	}
-	m, err := manifest.Load(opts.Manifest, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch})
+// Config is what a decide run reads: the dataset and the manifest whose
+// thresholds decide.
+type Config struct {
+	Data                string
+	Manifest            string
+	AllowPreregMismatch bool
+}
+
+// Decide applies the rules and hypotheses to the analysis tables of
+// cfg.Data and writes the decisions table; it returns the decisions, in
+// order (rules, then hypotheses).
+func Decide(ctx context.Context, cfg Config) ([]schema.Decision, error) {
+	m, err := manifest.Load(cfg.Manifest, manifest.Options{AllowPreregMismatch: cfg.AllowPreregMismatch})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	db, tables, err := duck.OpenDataset(ctx, opts.Data)
+	db, tables, err := duck.OpenDataset(ctx, cfg.Data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer db.Close()
-	d := &decider{ctx: ctx, db: db, t: m.Thresholds, have: map[string]bool{}}
+	qs, err := measures.LoadQueries()
+	if err != nil {
+		return nil, err
+	}
+	d := &decider{ctx: ctx, db: db, qs: qs, t: m.Thresholds, have: map[string]bool{}}
 	for _, t := range tables {
 		d.have[t] = true
 	}
 	rows, err := d.all()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ds, err := store.Create(store.Stage{Name: schema.StageDecide, Views: duck.ViewFile}, opts.Data)
+	ds, err := store.Create(store.Stage{Name: schema.StageDecide, Views: duck.ViewFile}, cfg.Data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer ds.Close()
 	wr, err := store.WriterOf(ds, schema.Decisions)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := wr.Write(rows...); err != nil {
-		return err
+		return nil, err
 	}
 	if err := wr.Keep(ds); err != nil {
-		return err
+		return nil, err
 	}
 	if err := store.MergeTable(ds, schema.Decisions); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ds.Commit(); err != nil {
-		return err
+		return nil, err
 	}
-	Print(w, rows)
-	return nil
-}
-
-// Print writes the decision summary.
-func Print(w io.Writer, rows []schema.Decision) {
-	fmt.Fprintln(w, "decisions:")
-	for _, r := range rows {
-		v := ""
-		if r.Value != nil {
-			v = fmt.Sprintf(" (%.4g)", *r.Value)
-		}
-		fmt.Fprintf(w, "  %-10s %-16s%s  %s\n", r.Rule, r.Verdict, v, r.Recommendation)
-	}
+	return rows, nil
 }
 
 type decider struct {
 	ctx  context.Context
 	db   *sql.DB
+	qs   *measures.Queries
 	t    manifest.Thresholds
 	have map[string]bool
 }
@@ -213,8 +177,8 @@ type rule struct {
 // test is one query of a rule, compared cell by cell with a manifest
 // threshold.
 type test struct {
-	Table string     // the analysis table read (the test has no cells without it)
-	Query string     // yields cell, value, detail[, bar][, kind]; see rules
+	Table string     // the analysis table read (the test has no cells without it); the query's needs
+	Query string     // a query file of sql/queries/ yielding cell, value, detail[, bar][, kind]; see rules
 	Key   string     // the manifest threshold (thresholds: in data/study.yaml)
 	Cmp   comparator // how a cell's value meets the threshold
 	Unit  unit       // of the value, the bar and the threshold
@@ -338,10 +302,13 @@ func threshold(t manifest.Thresholds, key string) (float64, error) {
 
 // cells runs a test's query; a test whose table is missing has no cells.
 func (d *decider) cells(t test, ti int) ([]cell, error) {
+	if q, ok := d.qs.Query(t.Query); !ok || !slices.Equal(q.Needs, []string{t.Table}) {
+		return nil, fmt.Errorf("decide: the test on %s runs sql/queries/%s.sql, which does not read %s alone", t.Table, t.Query, t.Table)
+	}
 	if !d.have[t.Table] {
 		return nil, nil
 	}
-	rows, err := d.db.QueryContext(d.ctx, t.Query)
+	rows, err := d.qs.Rows(d.ctx, d.db, t.Query, nil)
 	if err != nil {
 		return nil, fmt.Errorf("decide: %s: %w", t.Table, err)
 	}

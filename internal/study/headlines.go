@@ -1,4 +1,4 @@
-package rescore
+package study
 
 import (
 	"context"
@@ -24,10 +24,12 @@ import (
 // profileHoles fills the holes of headline_cells and p0_recomputed with an
 // eval profile's SQL: each component evaluated on a score row, its mean
 // over a sample's epochs, the scored_when predicate and the headline formula.
+// The mean is exact_avg (sql/macros/rates.sql): a sum in decimal, the same
+// whatever order DuckDB's threads add the epochs in.
 func profileHoles(p *manifest.Profile) map[string]string {
 	var avgs []string
 	for _, c := range p.ComponentNames() {
-		avgs = append(avgs, fmt.Sprintf("avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
+		avgs = append(avgs, fmt.Sprintf("exact_avg(%s) AS %s", duck.Ident(c), duck.Ident(c)))
 	}
 	return map[string]string{
 		"components":  strings.Join(componentColumns(p), ", "),
@@ -101,10 +103,10 @@ func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manif
 		}
 		d.checks = append(d.checks, c...)
 	}
-	if d.outcomes, err = replyOutcomes(ctx, db, m); err != nil {
+	if d.outcomes, err = replyOutcomes(ctx, db, queries, m); err != nil {
 		return nil, err
 	}
-	if d.tests, err = judgeTests(ctx, db, m); err != nil {
+	if d.tests, err = judgeTests(ctx, db, queries, m); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -1,0 +1,10 @@
+-- output: decide_d4_pass_rate
+-- kind: query
+-- grain: one row per eval × judge model × non-answer form with scored cases, a cell of D4
+-- measure: D4 (pre-registration §1): the share of Part C cases in which an eval's default judge passes a non-answer, compared with threshold d4_pass_rate
+-- needs: d4_judge_behaviour
+-- columns: cell, value, detail
+SELECT eval || ' × ' || judge_model || ' × ' || form AS cell, pass_rate AS value, printf(' pass rate, n=%d cases', n_scored_cases) AS detail
+FROM d4_judge_behaviour
+WHERE NOT pooled AND n_scored_cases > 0
+ORDER BY eval, judge_model, form
