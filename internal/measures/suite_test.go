@@ -150,6 +150,17 @@ func TestSuiteValidation(t *testing.T) {
 	if _, err := LoadSuite(base); err != nil {
 		t.Fatalf("the base suite is valid: %v", err)
 	}
+	// A query reads the dataset's tables, analyze's outputs and analyze_runs
+	// among them (the report's tables do).
+	reader := fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per eval\n-- measure: x\n-- needs: a, analyze_runs, replies\n-- columns: *\nSELECT * FROM a")}}
+	for k, v := range base {
+		reader[k] = v
+	}
+	if s, err := LoadSuite(reader); err != nil {
+		t.Errorf("a query reading an output and analyze_runs: %v", err)
+	} else if q, _ := s.Query("q"); q.CheckColumns([]string{"eval", "n"}) != nil || q.CheckColumns(nil) == nil {
+		t.Errorf("columns *: any non-empty list of columns, got %v and %v", q.CheckColumns([]string{"eval", "n"}), q.CheckColumns(nil))
+	}
 	cases := []struct {
 		name string
 		edit fstest.MapFS
@@ -172,7 +183,11 @@ func TestSuiteValidation(t *testing.T) {
 		{"a query without columns", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
 		{"a query hole not declared", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
 		{"a query hole never used", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
-		{"a query reading an analyze step", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")}}, `"a" is a output of analyze`},
+		{"a query reading a staging view", fstest.MapFS{
+			"staging/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per reply\n-- measure: x\n-- needs: replies\nSELECT * FROM replies")},
+			"marts/a.sql":   {Data: []byte(good("a", "v"))},
+			"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: v\n-- columns: eval\nSELECT eval FROM v")},
+		}, `"v" is a view of analyze, not in the dataset`},
 		{"columns on an output", fstest.MapFS{"marts/a.sql": {Data: []byte(strings.Replace(good("a", "replies"), "-- kind: output\n", "-- kind: output\n-- columns: eval\n", 1))}}, "keys of a query"},
 		{"a file outside the folders", fstest.MapFS{"c.sql": {Data: []byte(good("c", "replies"))}}, "sql/c.sql: not in a folder of sql/"},
 		{"an output among the macros", fstest.MapFS{"macros/c.sql": {Data: []byte(good("c", "replies"))}}, "sql/macros/c.sql: a output file lives in sql/marts/, not sql/macros/"},

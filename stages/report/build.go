@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"empties/internal/duck"
+	"empties/internal/measures"
 	"empties/internal/sqlfmt"
 	"empties/internal/vocab"
 )
@@ -27,7 +28,11 @@ type Summary struct {
 // of its own, so the same tables give the same bytes; it touches nothing
 // outside dir. A server builds the same page into a folder of its own.
 func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summary, error) {
-	b := &builder{ctx: ctx, db: db, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
+	queries, err := measures.LoadQueries()
+	if err != nil {
+		return Summary{}, err
+	}
+	b := &builder{ctx: ctx, db: db, queries: queries, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
 	for _, t := range present {
 		b.have[t] = true
 	}
@@ -67,6 +72,7 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 type builder struct {
 	ctx     context.Context
 	db      *sql.DB
+	queries *measures.Queries // sql/queries/report_*.sql: every query the page runs
 	dir     string
 	have    map[string]bool
 	study   bool // the dataset was placed in a study (rescore ran with a manifest)
@@ -90,7 +96,7 @@ func (b *builder) readRuns() error {
 	if !b.have["analyze_runs"] {
 		return nil
 	}
-	_, _, rows, err := queryTyped(b.ctx, b.db, `SELECT output, status, missing_inputs FROM analyze_runs ORDER BY output`)
+	_, _, rows, err := b.query("report_analyze_runs", nil)
 	if err != nil {
 		return fmt.Errorf("report: analyze_runs: %w", err)
 	}
@@ -106,8 +112,14 @@ func (b *builder) readRuns() error {
 	return nil
 }
 
-func (b *builder) query(q string, args ...any) ([]string, []string, [][]any, error) {
-	return queryTyped(b.ctx, b.db, q, args...)
+// query runs the query file sql/queries/<name>.sql, its holes filled, and
+// returns its columns, their DuckDB types and its rows.
+func (b *builder) query(name string, holes map[string]string, args ...any) ([]string, []string, [][]any, error) {
+	rows, err := b.queries.Rows(b.ctx, b.db, name, holes, args...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return scanTyped(rows)
 }
 
 // The headings other parts of the page link to.
@@ -214,9 +226,15 @@ func (b *builder) page(present []string) (*page, error) {
 }
 
 // table writes one dataset table's files (CSV at full precision, Parquet,
-// a Markdown page) and returns its view for the page.
-func (b *builder) table(name, title, q string, o viewOptions) (*view, error) {
-	cols, types, rows, err := b.query(q)
+// a Markdown page) and returns its view for the page: the rows of the query
+// file query (report_table or report_table_as_written) over the table.
+func (b *builder) table(name, title, query string, o viewOptions) (*view, error) {
+	holes := map[string]string{"table": duck.Ident(name)}
+	q, err := b.queries.SQL(query, holes)
+	if err != nil {
+		return nil, err
+	}
+	cols, types, rows, err := b.query(query, holes)
 	if err != nil {
 		return nil, fmt.Errorf("report: table %s: %w", name, err)
 	}
@@ -331,11 +349,11 @@ func (b *builder) allTables(present []string) (block, error) {
 			continue
 		}
 		o := viewOptions{}
-		q := "SELECT * FROM " + duck.Ident(name) + " ORDER BY ALL"
+		q := "report_table"
 		switch name {
 		case "decisions":
 			o.keepConstant, o.keepOrder = true, true
-			q = "SELECT * FROM decisions"
+			q = "report_table_as_written"
 		case "analyze_runs":
 			o.keepOrder = true
 		case "log_accounting":

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"html"
@@ -51,12 +50,9 @@ type view struct {
 	caption string
 }
 
-// queryTyped runs q and returns the columns, their DuckDB types and rows.
-func queryTyped(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, []string, [][]any, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+// scanTyped reads every row of a query's result and returns the columns,
+// their DuckDB types and rows.
+func scanTyped(rows *sql.Rows) ([]string, []string, [][]any, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
