@@ -68,6 +68,22 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	return Summary{Tables: len(b.written), Charts: len(b.charts)}, nil
 }
 
+// Write builds the report of the dataset in dataDir into out, a new folder
+// it creates, through a database of its own: how a server writes the page
+// of each generation of its dataset into its scratch (empties serve).
+func Write(ctx context.Context, dataDir, out string) error {
+	db, present, err := duck.OpenDataset(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	_, err = Build(ctx, db, present, out)
+	return err
+}
+
 // builder holds what the page is built from.
 type builder struct {
 	ctx     context.Context
@@ -257,6 +273,11 @@ func (b *builder) table(name, title, query string, o viewOptions) (*view, error)
 	if _, err := b.db.ExecContext(b.ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", q, duck.Quote(base+".parquet"))); err != nil {
 		return nil, fmt.Errorf("report: table %s: parquet: %w", name, err)
 	}
+	if o.shown != "" {
+		if cols, types, rows, err = b.query(o.shown, nil); err != nil {
+			return nil, fmt.Errorf("report: table %s: %w", name, err)
+		}
+	}
 	v := autoView(b.id("t-"+name), cols, types, rows, o)
 	v.csv = name
 	var md strings.Builder
@@ -352,7 +373,7 @@ func (b *builder) allTables(present []string) (block, error) {
 		q := "report_table"
 		switch name {
 		case "decisions":
-			o.keepConstant, o.keepOrder = true, true
+			o.keepConstant, o.keepOrder, o.shown, o.labels = true, true, "report_decisions", decisionLabels
 			q = "report_table_as_written"
 		case "analyze_runs":
 			o.keepOrder = true

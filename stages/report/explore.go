@@ -70,6 +70,10 @@ func (b *builder) exploration() (block, error) {
 	return section{id: "rates-section", blocks: blocks}, nil
 }
 
+// decisionLabels name the two columns of a decision's deciding number
+// (sql/queries/report_decisions.sql).
+var decisionLabels = map[string]string{"share": "share", "delta_pp": "delta (pp)"}
+
 // decisionsSection opens the study report: the decisions, and the logs the
 // manifest does not place.
 func (b *builder) decisionsSection() ([]block, error) {
@@ -81,7 +85,7 @@ func (b *builder) decisionsSection() ([]block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: decisions: %w", err)
 		}
-		v := autoView("decisions-table", cols, types, rows, viewOptions{keepOrder: true, keepConstant: true})
+		v := autoView("decisions-table", cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: decisionLabels})
 		v.csv = "decisions"
 		blocks = append(blocks, para{text: "D1–D4 and H1–H4 applied to the tables below, with every threshold read from the manifest (`empties decide`)."}, v)
 	}

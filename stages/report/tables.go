@@ -94,6 +94,10 @@ type viewOptions struct {
 	labels       map[string]string
 	sortBy       string // source column to sort by, descending; "" for the first share
 	keepOrder    bool   // keep the query's order
+	// shown is the query file whose rows a table's view shows, when they are
+	// not its files' (decisions: a share as a share, D3's points as points);
+	// "" for the same rows.
+	shown string
 }
 
 // autoView formats a query result: shares as percentages, each *low/*high
