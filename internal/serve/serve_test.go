@@ -21,11 +21,11 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/ingest"
+	"empties/internal/report"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/report"
 )
 
 // datasets are written once per test binary, from real logs: the fixtures

@@ -18,9 +18,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/report"
 	iserve "empties/internal/serve"
 	"empties/internal/store"
-	"empties/stages/report"
 )
 
 // Options configure a server.
@@ -128,7 +128,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	defer ln.Close()
 	start := time.Now()
-	// The report page of each generation is the report stage's own
+	// The report page of each generation is the one `empties report` writes
 	// (report.Write), built through a database of its own: the server's
 	// cannot write.
 	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn, Report: report.Write})
