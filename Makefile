@@ -58,7 +58,7 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 # The report page's chart libraries (Vega, Vega-Lite, vega-embed), committed
-# under stages/report/assets/vega/; this re-fetches them from npm at these
+# under internal/report/assets/vega/; this re-fetches them from npm at these
 # versions and checks them against the SHA256SUMS there.
 VEGA_VERSIONS := 6.2.0 6.4.1 7.1.0
 vega:

@@ -20,10 +20,13 @@ const (
 	KindTable  = "table"  // an intermediate table, built once, not written
 	KindOutput = "output" // a table written to the dataset as Parquet, with a contract
 	// KindQuery is a query another stage runs on its own connection (rescore's
-	// headlines, check's invariants), never a step of analyze: its header
-	// names the columns it returns (the stage checks them before reading a
-	// row), the tables the stage creates for it (given) and the holes the
-	// stage fills with the manifest's SQL expressions ({{name}}).
+	// headlines, check's invariants, the report's tables), never a step of
+	// analyze: it reads the dataset's tables (analyze's outputs among them),
+	// its given tables and macros. Its header names the columns it returns
+	// (the stage checks them before reading a row; "*" for a query that lists
+	// a table's own columns, whatever they are), the tables the stage creates
+	// for it (given) and the holes the stage fills ({{name}}: the manifest's
+	// SQL expressions, a table's quoted name).
 	KindQuery = "query"
 	// KindCheck is an invariant of the dataset's tables that `empties check`
 	// verifies: a query returning the rows that break it (none when it
@@ -464,8 +467,12 @@ func (st *Step) Fill(holes map[string]string) (string, error) {
 }
 
 // CheckColumns verifies that a query's result has the columns its header
-// names, in order: the contract of what the stage scans.
+// names, in order: the contract of what the stage scans. A query whose
+// columns are "*" lists a table's own columns: any non-empty set.
 func (st *Step) CheckColumns(got []string) error {
+	if slices.Equal(st.Columns, []string{"*"}) && len(got) > 0 {
+		return nil
+	}
 	if !slices.Equal(got, st.Columns) {
 		return fmt.Errorf("%s returns columns %s; its header says %s", st.where(), strings.Join(got, ", "), strings.Join(st.Columns, ", "))
 	}
@@ -502,6 +509,9 @@ func (s *Suite) checkNames(fail func(string, error)) {
 				if (st.Kind == KindQuery || st.Kind == KindCheck) && dep.Kind != KindMacro && dep.Kind != KindOutput {
 					fail(st.where(), fmt.Errorf("header: a %s reads the dataset's tables (analyze's outputs included), its given tables and macros; %q is a %s inside analyze", st.Kind, n, dep.Kind))
 				}
+				continue
+			}
+			if st.Kind == KindQuery && n == RunsTable {
 				continue
 			}
 			fail(st.where(), fmt.Errorf("header: %q is neither a table of schema/ nor an output of another file", n))

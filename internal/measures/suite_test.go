@@ -151,6 +151,17 @@ func TestSuiteValidation(t *testing.T) {
 	if _, err := LoadSuite(base); err != nil {
 		t.Fatalf("the base suite is valid: %v", err)
 	}
+	// A query reads the dataset's tables, analyze's outputs and analyze_runs
+	// among them (the report's tables do).
+	reader := fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per eval\n-- measure: x\n-- needs: a, analyze_runs, replies\n-- columns: *\nSELECT * FROM a")}}
+	for k, v := range base {
+		reader[k] = v
+	}
+	if s, err := LoadSuite(reader); err != nil {
+		t.Errorf("a query reading an output and analyze_runs: %v", err)
+	} else if q, _ := s.Query("q"); q.CheckColumns([]string{"eval", "n"}) != nil || q.CheckColumns(nil) == nil {
+		t.Errorf("columns *: any non-empty list of columns, got %v and %v", q.CheckColumns([]string{"eval", "n"}), q.CheckColumns(nil))
+	}
 	cases := []struct {
 		name string
 		edit fstest.MapFS

@@ -14,8 +14,8 @@ import (
 
 // ReportFunc writes the report page of the tables of a generation (the
 // folder root) into the new folder out, as `empties report` writes it:
-// stages/serve passes the report stage's own function, so the page served is
-// the page the command writes.
+// stages/serve passes internal/report.Write, the code `empties report` builds
+// its page with, so the page served is the page the command writes.
 type ReportFunc func(ctx context.Context, root, out string) error
 
 // reportState is a generation's report, written once into the server's

@@ -20,13 +20,12 @@ import (
 	"time"
 
 	"empties/internal/classify"
-	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/report"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
-	"empties/stages/report"
 )
 
 // datasets are written once per test binary, from real logs: the fixtures
@@ -91,25 +90,11 @@ func TestMain(m *testing.M) {
 func fixtures(t testing.TB) string { return dataset(t, testutil.Path(t, "testdata", "logs")) }
 func wild(t testing.TB) string     { return dataset(t, filepath.Join(testutil.WildCorpus(t), "logs")) }
 
-// writeReport is the report stage's page, as stages/serve writes it.
-func writeReport(ctx context.Context, root, out string) error {
-	db, present, err := duck.OpenDataset(ctx, root)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := os.Mkdir(out, 0o755); err != nil {
-		return err
-	}
-	_, err = report.Build(ctx, db, present, out)
-	return err
-}
-
 // server starts a server over dir behind an httptest server.
 func server(t testing.TB, opts serve.Options) (*serve.Server, *httptest.Server) {
 	t.Helper()
 	if opts.Report == nil {
-		opts.Report = writeReport
+		opts.Report = report.Write
 	}
 	s, err := serve.New(context.Background(), opts)
 	if err != nil {
@@ -698,7 +683,7 @@ func TestServeWritesNothing(t *testing.T) {
 	defer os.Chdir(wd)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	s, err := serve.New(context.Background(), serve.Options{Data: dir, SQL: true, Report: writeReport})
+	s, err := serve.New(context.Background(), serve.Options{Data: dir, SQL: true, Report: report.Write})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,6 @@
-// Package report regenerates the report from a dataset (`empties report`):
-// a page that answers on its first screen how often replies come back
-// empty, why and where (index.html, self-contained, and index.md, the same
-// in Markdown), every table it draws on as CSV, Parquet and Markdown, and
-// its charts as Vega-Lite specs. The same inputs give byte-identical
-// outputs: rows are ordered, nothing carries a timestamp. The report
-// computes no statistic of its own; it shows the tables the SQL and the
-// decide stage wrote. Build is the page as a function of the dataset's
-// tables, for `report` and for a server.
+// Package report is the `empties report` command: its flags and help, the
+// checks of the dataset and of the report folder (through the guard), and
+// what it prints. The page itself is built by internal/report.
 package report
 
 import (
@@ -20,6 +14,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/guard"
+	ireport "empties/internal/report"
 	"empties/internal/store"
 )
 
@@ -69,47 +64,6 @@ Examples:
 	}
 }
 
-// published are the tables the report shows, in order, with a title. Any
-// other analysis table found is added after them; the per-reply tables are
-// left to SQL and notebooks.
-var published = []struct{ name, title string }{
-	{"decisions", "Decisions D1-D4 and hypotheses H1-H4"},
-	{"d1a_truncation", "D1(a): truncated_empty share of samples, reasoning routes, default arm"},
-	{"d1b_non_refusal", "D1(b): re-run truncations that became non-refusals"},
-	{"d1b_wide_outcomes", "D1(b): what each re-run truncation became"},
-	{"d2_form_disagreement", "D2: refusal forms that differ between routes of a model"},
-	{"d3_headline_deltas", "D3: P3 - P0 headline deltas"},
-	{"d4_judge_behaviour", "D4: judges on non-answers"},
-	{"d4_judge_verdicts", "D4: verdict distribution per judge and form"},
-	{"headlines", "Headline metrics under P0-P3 with bootstrap intervals"},
-	{"p0_check", "P0 check: recomputed headline against the stored metric"},
-	{"class_rates", "Class rates per eval × route × arm (Wilson intervals)"},
-	{"transient_share", "Transient share: control re-runs that became an answer"},
-	{"tight_vs_default", "HLE tight vs default, paired by sample"},
-	{"cost", "Cost per route and part"},
-	{"judge_calls_saved", "Judge calls saved by bypassing"},
-	{"rates_by_stop_reason", "Exploratory: rates by stop reason"},
-	{"rates_by_stop_category", "Exploratory: rates by stop_details category"},
-	{"overview", "Headline: non-answers, no replies and answers per route and for all routes (Wilson intervals)"},
-	{"overview_classes", "Headline by class: each class's share of the samples per route and for all routes"},
-	{"non_answer_rates", "Exploration: non-answer, no-reply, reasoning_only and tool_only shares per eval × route (Wilson intervals)"},
-	{"truncation_by_max_tokens", "Exploration: stops at the token limit per effective max_tokens and its source"},
-	{"judge_calls_on_non_answers", "Exploration: judge calls that received a non-answer"},
-	{"reply_sources", "Exploration: how the replies were chosen"},
-	{"log_accounting", "Exploration: logs read by status, and files that could not be read"},
-	{"class_examples", "Exploration: real examples of each class, with inspect view links"},
-	{"analyze_runs", "What the last analyze run computed, and why a table is empty"},
-	{"reruns", "Re-run pairing"},
-	{"log_assignments", "Logs and their place in the study"},
-	{"exposure", "Exposure search: inspect_evals evals exposed to the empty-reply problem"},
-	{"ingest_errors", "Files that could not be ingested"},
-}
-
-// perReply are tables too large or too raw for the report.
-var perReply = map[string]bool{"replies": true, "scores": true, "model_calls": true, "policy_scores": true,
-	"judge_verdicts": true, "reply_outcomes": true, "judge_tests": true, "logs": true, "planned_reruns": true,
-	"study_replies": true, "priced_calls": true, "tight_vs_default_samples": true}
-
 // Run writes the report.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := store.CheckReadable("report", opts.Data); err != nil {
@@ -131,7 +85,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	sum, err := Build(ctx, db, present, out.Dir())
+	sum, err := ireport.Build(ctx, db, present, out.Dir())
 	if err != nil {
 		return err
 	}

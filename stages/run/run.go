@@ -36,6 +36,7 @@ type Options struct {
 	Report              string // report folder; "" = Out/report
 	InspectEvals        string // inspect_evals source or package folder for the exposure scan; "" = no scan
 	Progress            string // ingest's progress display
+	AllAttempts         bool   // ingest counts every file, superseded attempts included
 	ExamplesSeed        uint64
 	ExamplesPerClass    int
 }
@@ -79,6 +80,7 @@ Examples:
 			&cli.StringFlag{Name: "report", Usage: "report folder `DIR`: new, empty, or an earlier report (default: OUT/report)"},
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
+			&cli.BoolFlag{Name: "all-attempts", Usage: "ingest counts every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: the newest attempt per task)"},
 			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
 			&cli.IntFlag{Name: "examples-per-class", Value: measures.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
 			&cli.StringFlag{Name: cliutil.ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`; without one, the stages and measures that need it are skipped"},
@@ -95,7 +97,7 @@ Examples:
 			}
 			return Run(ctx, Options{Logs: logs, Out: c.String("out"), Manifest: c.String(cliutil.ManifestFlag),
 				AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag), Report: c.String("report"),
-				InspectEvals: c.String("inspect-evals"), Progress: c.String("progress"),
+				InspectEvals: c.String("inspect-evals"), Progress: c.String("progress"), AllAttempts: c.Bool("all-attempts"),
 				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))},
 				c.Root().Writer, c.Root().ErrWriter)
 		},
@@ -118,7 +120,7 @@ func Stages(opts Options) []Stage {
 		}
 	}
 	add("ingest", true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return ingest.Run(ctx, ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress}, stdout, stderr)
+		return ingest.Run(ctx, ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress, AllAttempts: opts.AllAttempts}, stdout, stderr)
 	})
 	add("rescore", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
 		return rescore.Run(ctx, rescore.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)

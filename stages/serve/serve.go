@@ -18,10 +18,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	"empties/internal/duck"
+	"empties/internal/report"
 	iserve "empties/internal/serve"
 	"empties/internal/store"
-	"empties/stages/report"
 )
 
 // Options configure a server.
@@ -129,7 +128,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	defer ln.Close()
 	start := time.Now()
-	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn, Report: writeReport})
+	// The report page of each generation is the one `empties report` writes
+	// (report.Write), built through a database of its own: the server's
+	// cannot write.
+	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn, Report: report.Write})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -177,21 +179,4 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	fmt.Fprintln(w, "serve: stopped")
 	// Stopped by Ctrl-C, as every command is: exit 130, interrupted.
 	return ctx.Err()
-}
-
-// writeReport writes the report page of a generation's tables with the
-// report stage's own code (report.Build) into the new folder out, of the
-// server's scratch, through a database of its own: the server's cannot
-// write.
-func writeReport(ctx context.Context, root, out string) error {
-	db, present, err := duck.OpenDataset(ctx, root)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := os.Mkdir(out, 0o755); err != nil {
-		return err
-	}
-	_, err = report.Build(ctx, db, present, out)
-	return err
 }

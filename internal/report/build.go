@@ -1,3 +1,13 @@
+// Package report builds the report of a dataset (`empties report`, and the
+// page `empties serve` shows): a page that answers on its first screen how
+// often replies come back empty, why and where (index.html, self-contained,
+// and index.md, the same in Markdown), every table it draws on as CSV,
+// Parquet and Markdown, and its charts as Vega-Lite specs. The same inputs
+// give byte-identical outputs: rows are ordered, nothing carries a
+// timestamp. The report computes no statistic of its own; it shows the
+// tables the SQL and the decide stage wrote, through the query files
+// sql/queries/report_*.sql. Build is the page as a function of the
+// dataset's tables.
 package report
 
 import (
@@ -11,9 +21,51 @@ import (
 	"strings"
 
 	"empties/internal/duck"
+	"empties/internal/measures"
 	"empties/internal/sqlfmt"
 	"empties/internal/vocab"
 )
+
+// published are the tables the report shows, in order, with a title. Any
+// other analysis table found is added after them; the per-reply tables are
+// left to SQL and notebooks.
+var published = []struct{ name, title string }{
+	{"decisions", "Decisions D1-D4 and hypotheses H1-H4"},
+	{"d1a_truncation", "D1(a): truncated_empty share of samples, reasoning routes, default arm"},
+	{"d1b_non_refusal", "D1(b): re-run truncations that became non-refusals"},
+	{"d1b_wide_outcomes", "D1(b): what each re-run truncation became"},
+	{"d2_form_disagreement", "D2: refusal forms that differ between routes of a model"},
+	{"d3_headline_deltas", "D3: P3 - P0 headline deltas"},
+	{"d4_judge_behaviour", "D4: judges on non-answers"},
+	{"d4_judge_verdicts", "D4: verdict distribution per judge and form"},
+	{"headlines", "Headline metrics under P0-P3 with bootstrap intervals"},
+	{"p0_check", "P0 check: recomputed headline against the stored metric"},
+	{"class_rates", "Class rates per eval × route × arm (Wilson intervals)"},
+	{"transient_share", "Transient share: control re-runs that became an answer"},
+	{"tight_vs_default", "HLE tight vs default, paired by sample"},
+	{"cost", "Cost per route and part"},
+	{"judge_calls_saved", "Judge calls saved by bypassing"},
+	{"rates_by_stop_reason", "Exploratory: rates by stop reason"},
+	{"rates_by_stop_category", "Exploratory: rates by stop_details category"},
+	{"overview", "Headline: non-answers, no replies and answers per route and for all routes (Wilson intervals)"},
+	{"overview_classes", "Headline by class: each class's share of the samples per route and for all routes"},
+	{"non_answer_rates", "Exploration: non-answer, no-reply, reasoning_only and tool_only shares per eval × route (Wilson intervals)"},
+	{"truncation_by_max_tokens", "Exploration: stops at the token limit per effective max_tokens and its source"},
+	{"judge_calls_on_non_answers", "Exploration: judge calls that received a non-answer"},
+	{"reply_sources", "Exploration: how the replies were chosen"},
+	{"log_accounting", "Exploration: logs read by status, and files that could not be read"},
+	{"class_examples", "Exploration: real examples of each class, with inspect view links"},
+	{"analyze_runs", "What the last analyze run computed, and why a table is empty"},
+	{"reruns", "Re-run pairing"},
+	{"log_assignments", "Logs and their place in the study"},
+	{"exposure", "Exposure search: inspect_evals evals exposed to the empty-reply problem"},
+	{"ingest_errors", "Files that could not be ingested"},
+}
+
+// perReply are tables too large or too raw for the report.
+var perReply = map[string]bool{"replies": true, "scores": true, "model_calls": true, "policy_scores": true,
+	"judge_verdicts": true, "reply_outcomes": true, "judge_tests": true, "logs": true, "planned_reruns": true,
+	"study_replies": true, "priced_calls": true, "tight_vs_default_samples": true}
 
 // Summary is what a build wrote.
 type Summary struct {
@@ -27,7 +79,11 @@ type Summary struct {
 // of its own, so the same tables give the same bytes; it touches nothing
 // outside dir. A server builds the same page into a folder of its own.
 func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summary, error) {
-	b := &builder{ctx: ctx, db: db, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
+	queries, err := measures.LoadQueries()
+	if err != nil {
+		return Summary{}, err
+	}
+	b := &builder{ctx: ctx, db: db, queries: queries, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
 	for _, t := range present {
 		b.have[t] = true
 	}
@@ -63,10 +119,27 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	return Summary{Tables: len(b.written), Charts: len(b.charts)}, nil
 }
 
+// Write builds the report of the dataset in dataDir into out, a new folder
+// it creates, through a database of its own: how a server writes the page
+// of each generation of its dataset into its scratch (empties serve).
+func Write(ctx context.Context, dataDir, out string) error {
+	db, present, err := duck.OpenDataset(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	_, err = Build(ctx, db, present, out)
+	return err
+}
+
 // builder holds what the page is built from.
 type builder struct {
 	ctx     context.Context
 	db      *sql.DB
+	queries *measures.Queries // sql/queries/report_*.sql: every query the page runs
 	dir     string
 	have    map[string]bool
 	study   bool // the dataset was placed in a study (rescore ran with a manifest)
@@ -90,7 +163,7 @@ func (b *builder) readRuns() error {
 	if !b.have["analyze_runs"] {
 		return nil
 	}
-	_, _, rows, err := queryTyped(b.ctx, b.db, `SELECT output, status, missing_inputs FROM analyze_runs ORDER BY output`)
+	_, _, rows, err := b.query("report_analyze_runs", nil)
 	if err != nil {
 		return fmt.Errorf("report: analyze_runs: %w", err)
 	}
@@ -106,8 +179,14 @@ func (b *builder) readRuns() error {
 	return nil
 }
 
-func (b *builder) query(q string, args ...any) ([]string, []string, [][]any, error) {
-	return queryTyped(b.ctx, b.db, q, args...)
+// query runs the query file sql/queries/<name>.sql, its holes filled, and
+// returns its columns, their DuckDB types and its rows.
+func (b *builder) query(name string, holes map[string]string, args ...any) ([]string, []string, [][]any, error) {
+	rows, err := b.queries.Rows(b.ctx, b.db, name, holes, args...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return scanTyped(rows)
 }
 
 // The headings other parts of the page link to.
@@ -214,9 +293,15 @@ func (b *builder) page(present []string) (*page, error) {
 }
 
 // table writes one dataset table's files (CSV at full precision, Parquet,
-// a Markdown page) and returns its view for the page.
-func (b *builder) table(name, title, q string, o viewOptions) (*view, error) {
-	cols, types, rows, err := b.query(q)
+// a Markdown page) and returns its view for the page: the rows of the query
+// file query (report_table or report_table_as_written) over the table.
+func (b *builder) table(name, title, query string, o viewOptions) (*view, error) {
+	holes := map[string]string{"table": duck.Ident(name)}
+	q, err := b.queries.SQL(query, holes)
+	if err != nil {
+		return nil, err
+	}
+	cols, types, rows, err := b.query(query, holes)
 	if err != nil {
 		return nil, fmt.Errorf("report: table %s: %w", name, err)
 	}
@@ -238,6 +323,11 @@ func (b *builder) table(name, title, q string, o viewOptions) (*view, error) {
 	// DuckDB writes the Parquet file from the same query, in its order.
 	if _, err := b.db.ExecContext(b.ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", q, duck.Quote(base+".parquet"))); err != nil {
 		return nil, fmt.Errorf("report: table %s: parquet: %w", name, err)
+	}
+	if o.shown != "" {
+		if cols, types, rows, err = b.query(o.shown, nil); err != nil {
+			return nil, fmt.Errorf("report: table %s: %w", name, err)
+		}
 	}
 	v := autoView(b.id("t-"+name), cols, types, rows, o)
 	v.csv = name
@@ -331,11 +421,11 @@ func (b *builder) allTables(present []string) (block, error) {
 			continue
 		}
 		o := viewOptions{}
-		q := "SELECT * FROM " + duck.Ident(name) + " ORDER BY ALL"
+		q := "report_table"
 		switch name {
 		case "decisions":
-			o.keepConstant, o.keepOrder = true, true
-			q = "SELECT * FROM decisions"
+			o.keepConstant, o.keepOrder, o.shown, o.labels = true, true, "report_decisions", decisionLabels
+			q = "report_table_as_written"
 		case "analyze_runs":
 			o.keepOrder = true
 		case "log_accounting":

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"html"
@@ -51,12 +50,9 @@ type view struct {
 	caption string
 }
 
-// queryTyped runs q and returns the columns, their DuckDB types and rows.
-func queryTyped(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, []string, [][]any, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+// scanTyped reads every row of a query's result and returns the columns,
+// their DuckDB types and rows.
+func scanTyped(rows *sql.Rows) ([]string, []string, [][]any, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
@@ -98,6 +94,10 @@ type viewOptions struct {
 	labels       map[string]string
 	sortBy       string // source column to sort by, descending; "" for the first share
 	keepOrder    bool   // keep the query's order
+	// shown is the query file whose rows a table's view shows, when they are
+	// not its files' (decisions: a share as a share, D3's points as points);
+	// "" for the same rows.
+	shown string
 }
 
 // autoView formats a query result: shares as percentages, each *low/*high

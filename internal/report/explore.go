@@ -8,42 +8,26 @@ import (
 
 // The exploration sections: what any folder of logs shows without a
 // manifest (and, with one, after the decisions). Each reads one table the
-// analyze stage wrote (sql/<table>.sql); the report selects and orders
-// columns, it computes nothing.
+// analyze stage wrote (sql/marts/<table>.sql) through its query file
+// (sql/queries/report_<table>.sql), which selects and orders columns; the
+// report computes nothing.
 var explorationSections = []struct {
-	table, title, intro, query string
-	sortBy                     string
+	table, title, intro string
 }{
 	{"non_answer_rates", "Non-answer rates per {eval} × {route}",
-		"Every {eval} × {route} cell, most non-answers first: the share of its samples whose reply is a non-answer, the share with no reply at all (error, no_choices), and the reasoning_only and tool_only shares (tool_only is a non-answer only where the eval offered no tools).",
-		`SELECT eval, route, arm, n_samples, n_replies, non_answer_rate, non_answer_ci_low, non_answer_ci_high,
-		   no_reply_rate, no_reply_ci_low, no_reply_ci_high, reasoning_only_rate, reasoning_only_ci_low, reasoning_only_ci_high,
-		   tool_only_rate, tool_only_ci_low, tool_only_ci_high, level
-		 FROM non_answer_rates ORDER BY non_answer_rate DESC, no_reply_rate DESC, n_samples DESC, eval, route, arm`, ""},
+		"Every {eval} × {route} cell, most non-answers first: the share of its samples whose reply is a non-answer, the share with no reply at all (error, no_choices), and the reasoning_only and tool_only shares (tool_only is a non-answer only where the eval offered no tools)."},
 	{"log_accounting", "Logs read",
-		"The log files behind these numbers, by status; superseded logs, whose samples a newer attempt, a recovered copy or a merged log holds (`logs.superseded_by`, `superseded_reason`; counted by no measure; `ingest --all-attempts` counts every file); and the files that could not be read at all (their samples are in no table; `ingest_errors` names file and member).",
-		`SELECT status, n_logs, n_samples AS n_sample_records, n_invalidated, n_errors FROM log_accounting ORDER BY status`, "-"},
+		"The log files behind these numbers, by status; superseded logs, whose samples a newer attempt, a recovered copy or a merged log holds (`logs.superseded_by`, `superseded_reason`; counted by no measure; `ingest --all-attempts` counts every file); and the files that could not be read at all (their samples are in no table; `ingest_errors` names file and member)."},
 	{"reply_sources", "How the replies were chosen",
-		"The reply is the first completed generation of the model under test (model_event; failed, retried attempts and placeholder events skipped, counted here); sample.output when the model under test made no completed call through the model API; none when there is neither.",
-		// Every column of reply_sources is shown, so counts added to it (attempts
-		// and placeholders the choice skipped) appear here with no change.
-		`SELECT * EXCLUDE (profiled) FROM reply_sources ORDER BY n_replies DESC, eval, route, arm, reply_source`, "-"},
+		"The reply is the first completed generation of the model under test (model_event; failed, retried attempts and placeholder events skipped, counted here); sample.output when the model under test made no completed call through the model API; none when there is neither."},
 	{"truncation_by_max_tokens", "Truncation against the effective max_tokens",
-		"Replies that stopped at the token limit, per effective max_tokens and where it came from (call: the call's config; eval: the eval's generate config; unset: the provider's default), most stops first.",
-		`SELECT eval, route, arm, max_tokens_source, max_tokens, n_samples, n_replies, max_tokens_rate, max_tokens_ci_low, max_tokens_ci_high,
-		   truncated_empty_rate, truncated_empty_ci_low, truncated_empty_ci_high, truncated_text_rate, truncated_text_ci_low, truncated_text_ci_high, level
-		 FROM truncation_by_max_tokens ORDER BY max_tokens_rate DESC, eval, route, arm, max_tokens_source, max_tokens NULLS FIRST`, ""},
+		"Replies that stopped at the token limit, per effective max_tokens and where it came from (call: the call's config; eval: the eval's generate config; unset: the provider's default), most stops first."},
 	{"judge_calls_on_non_answers", "Judges that received a non-answer",
-		"Judge calls made in samples whose reply is a non-answer, and how the judge's own reply reads.",
-		`SELECT eval, route, arm, reply_class, judge_model, judge_class, call_status, n_calls, n_replies FROM judge_calls_on_non_answers
-		   ORDER BY n_calls DESC, eval, route, arm, reply_class, judge_model, judge_class, call_status`, "-"},
+		"Judge calls made in samples whose reply is a non-answer, and how the judge's own reply reads."},
 	{"rates_by_stop_reason", "Rates by stop reason",
-		"Per cell, the share of samples whose reply stopped for each reason, and the share that stopped so and is a non-answer (pre-registration §6, exploratory).",
-		`SELECT eval, route, arm, stop_reason, n_samples, n_replies, rate, ci_low, ci_high, non_answer_rate, non_answer_ci_low, non_answer_ci_high, level
-		 FROM rates_by_stop_reason ORDER BY non_answer_rate DESC, rate DESC, eval, route, arm, stop_reason`, "-"},
+		"Per cell, the share of samples whose reply stopped for each reason, and the share that stopped so and is a non-answer (pre-registration §6, exploratory)."},
 	{"rates_by_stop_category", "Rates by stop_details category",
-		"The same by `stop_details.category` (the provider's reason for a stop, where the adapter records one).",
-		`SELECT * EXCLUDE (profiled) FROM rates_by_stop_category ORDER BY non_answer_rate DESC, rate DESC, eval, route, arm`, "-"},
+		"The same by `stop_details.category` (the provider's reason for a stop, where the adapter records one)."},
 }
 
 // exploration writes the per-cell tables.
@@ -70,7 +54,7 @@ func (b *builder) exploration() (block, error) {
 			blocks = append(blocks, para{text: fmt.Sprintf("No %s table: %s.", code(sec.table), b.unavailable(sec.table))})
 			continue
 		}
-		cols, types, rows, err := b.query(sec.query)
+		cols, types, rows, err := b.query("report_"+sec.table, nil)
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", sec.table, err)
 		}
@@ -86,6 +70,10 @@ func (b *builder) exploration() (block, error) {
 	return section{id: "rates-section", blocks: blocks}, nil
 }
 
+// decisionLabels name the two columns of a decision's deciding number
+// (sql/queries/report_decisions.sql).
+var decisionLabels = map[string]string{"share": "share", "delta_pp": "delta (pp)"}
+
 // decisionsSection opens the study report: the decisions, and the logs the
 // manifest does not place.
 func (b *builder) decisionsSection() ([]block, error) {
@@ -93,16 +81,16 @@ func (b *builder) decisionsSection() ([]block, error) {
 	if !b.have["decisions"] {
 		blocks = append(blocks, para{text: "No decisions table yet: run `empties decide --manifest ...` (or `empties run LOGS --out DIR --manifest data/study.yaml`)."})
 	} else {
-		cols, types, rows, err := b.query(`SELECT rule, verdict, value, question, threshold, recommendation, cells, inputs FROM decisions`)
+		cols, types, rows, err := b.query("report_decisions", nil)
 		if err != nil {
 			return nil, fmt.Errorf("report: decisions: %w", err)
 		}
-		v := autoView("decisions-table", cols, types, rows, viewOptions{keepOrder: true, keepConstant: true})
+		v := autoView("decisions-table", cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: decisionLabels})
 		v.csv = "decisions"
 		blocks = append(blocks, para{text: "D1–D4 and H1–H4 applied to the tables below, with every threshold read from the manifest (`empties decide`)."}, v)
 	}
 	if b.have["log_assignments"] {
-		_, _, rows, err := b.query(`SELECT path, task, model FROM log_assignments WHERE eval IS NULL ORDER BY path`)
+		_, _, rows, err := b.query("report_unmatched_logs", nil)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +130,11 @@ func (b *builder) chartsSection() (block, error) {
 		return nil, err
 	}
 	c, err = b.classShares(eval, route)
-	if err := add(c, "class_rates", err); err != nil {
+	shares := "class_rates" // the chart orders its cells by non_answer_rates
+	if b.have[shares] && !b.have["non_answer_rates"] {
+		shares = "non_answer_rates"
+	}
+	if err := add(c, shares, err); err != nil {
 		return nil, err
 	}
 	if b.study {
@@ -167,8 +159,7 @@ func (b *builder) heatMap(eval, route string) (*chart, error) {
 	if !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	_, _, rows, err := b.query(`SELECT eval, route, non_answer_rate, non_answer_ci_low, non_answer_ci_high, no_reply_rate, n_samples, n_non_answer_replies
-	  FROM non_answer_rates WHERE arm = 'default' ORDER BY eval, route`)
+	_, _, rows, err := b.query("report_heatmap", nil)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -193,21 +184,12 @@ func (b *builder) heatMap(eval, route string) (*chart, error) {
 }
 
 // classShares: each class's share of each cell's samples, default arm,
-// cells most non-answers first.
+// cells most non-answers first (class_rates, ordered by non_answer_rates).
 func (b *builder) classShares(eval, route string) (*chart, error) {
-	if !b.have["class_rates"] {
+	if !b.have["class_rates"] || !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	order := ""
-	if b.have["non_answer_rates"] {
-		order = `LEFT JOIN (SELECT eval, profiled, route, arm, non_answer_rate, no_reply_rate FROM non_answer_rates) n USING (eval, profiled, route, arm)`
-	} else {
-		order = `LEFT JOIN (SELECT NULL::VARCHAR AS eval, NULL::BOOLEAN AS profiled, NULL::VARCHAR AS route, NULL::VARCHAR AS arm, 0.0 AS non_answer_rate, 0.0 AS no_reply_rate) n USING (eval, profiled, route, arm)`
-	}
-	_, _, rows, err := b.query(`SELECT c.eval || ' · ' || c.route AS cell, c.class, c.rate, c.n_samples, c.ci_low, c.ci_high
-	  FROM class_rates c ` + order + `
-	  WHERE c.arm = 'default'
-	  ORDER BY n.non_answer_rate DESC NULLS LAST, n.no_reply_rate DESC NULLS LAST, c.n_samples DESC, cell`)
+	_, _, rows, err := b.query("report_class_shares", nil)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -230,8 +212,10 @@ func (b *builder) classShares(eval, route string) (*chart, error) {
 	return classSharesChart("class_shares", fmt.Sprintf("Class shares of the samples per %s × %s (default arm), most non-answers first", eval, route), cells, shares), nil
 }
 
-func (b *builder) intervalRows(q string) ([]intervalRow, error) {
-	_, _, rows, err := b.query(q)
+// intervalRows reads the points of an interval chart: a query file whose
+// columns are label, value, low, high, n.
+func (b *builder) intervalRows(name string) ([]intervalRow, error) {
+	_, _, rows, err := b.query(name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +235,7 @@ func (b *builder) truncation() (*chart, error) {
 	if !b.have["d1a_truncation"] {
 		return nil, nil
 	}
-	rows, err := b.intervalRows(`SELECT eval || ' · ' || route, share, ci_low, ci_high, n_samples FROM d1a_truncation ORDER BY share DESC, eval, route`)
+	rows, err := b.intervalRows("report_d1a_chart")
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -262,9 +246,7 @@ func (b *builder) d3() (*chart, error) {
 	if !b.have["d3_headline_deltas"] {
 		return nil, nil
 	}
-	rows, err := b.intervalRows(`SELECT eval || ' · ' || route || CASE WHEN is_primary THEN ' (primary)' ELSE '' END,
-	    delta_pp, delta_pp - coalesce(p0_half_width_pp, 0), delta_pp + coalesce(p0_half_width_pp, 0), n_samples
-	  FROM d3_headline_deltas WHERE arm = 'default' AND delta_pp IS NOT NULL AND NOT isnan(delta_pp) ORDER BY NOT is_primary, abs(delta_pp) DESC, eval, route`)
+	rows, err := b.intervalRows("report_d3_chart")
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -275,8 +257,7 @@ func (b *builder) d4() (*chart, error) {
 	if !b.have["d4_judge_behaviour"] {
 		return nil, nil
 	}
-	rows, err := b.intervalRows(`SELECT eval || ' · ' || judge_model || ' · ' || form, pass_rate, pass_ci_low, pass_ci_high, n_cases
-	  FROM d4_judge_behaviour WHERE NOT pooled AND pass_rate IS NOT NULL ORDER BY pass_rate DESC, eval, judge_model, form`)
+	rows, err := b.intervalRows("report_d4_chart")
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

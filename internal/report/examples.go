@@ -1,6 +1,7 @@
 package report
 
 import (
+	"database/sql"
 	"fmt"
 	"html"
 	"strconv"
@@ -57,7 +58,7 @@ func (b *builder) examples() (block, error) {
 		blocks = append(blocks, para{text: "No class_examples table: run `empties analyze`."})
 		return section{id: "examples-section", blocks: blocks}, nil
 	}
-	cols, _, rows, err := b.query(`SELECT * FROM class_examples ORDER BY list_position(?, class), class, draw`, b.exampleOrder())
+	cols, _, rows, err := b.query("report_class_examples", nil, sql.Named("classes", b.exampleOrder()))
 	if err != nil {
 		return nil, fmt.Errorf("report: class_examples: %w", err)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"database/sql"
 	"fmt"
 	"html"
 	"strconv"
@@ -41,11 +42,7 @@ func (b *builder) headline() ([]block, error) {
 		blocks = append(blocks, para{text: "No overview table: run `empties analyze` (or `empties run LOGS --out DIR`) to compute the rates."})
 		return []block{section{id: "headline", class: "headline", blocks: blocks}}, nil
 	}
-	_, _, rows, err := b.query(`SELECT n_evals, n_logs, n_samples, n_replies,
-	    n_non_answer_replies, non_answer_rate, non_answer_ci_low, non_answer_ci_high,
-	    n_no_reply_replies, no_reply_rate, no_reply_ci_low, no_reply_ci_high,
-	    n_answer_replies, answer_rate, answer_ci_low, answer_ci_high, level, n_routes, n_cells
-	  FROM overview WHERE arm = 'default' AND scope = 'all'`)
+	_, _, rows, err := b.query("report_overview", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview: %w", err)
 	}
@@ -74,8 +71,7 @@ func (b *builder) headline() ([]block, error) {
 		{key: vocab.CountsAnswer, title: "Answers", what: def[vocab.CountsAnswer],
 			n: n(12), rate: f(13), low: f(14), high: f(15)},
 	}
-	_, _, crows, err := b.query(`SELECT counts_as, class, n_replies, rate, ci_low, ci_high FROM overview_classes
-	  WHERE arm = 'default' AND scope = 'all' ORDER BY rate DESC, ordinal`)
+	_, _, crows, err := b.query("report_overview_classes", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview_classes: %w", err)
 	}
@@ -114,7 +110,7 @@ func (b *builder) logsLine() (string, error) {
 	if !b.have["log_accounting"] {
 		return "Logs: no log_accounting table", nil
 	}
-	_, _, rows, err := b.query(`SELECT status, n_logs FROM log_accounting ORDER BY status`)
+	_, _, rows, err := b.query("report_log_accounting", nil)
 	if err != nil {
 		return "", fmt.Errorf("report: log_accounting: %w", err)
 	}
@@ -223,15 +219,7 @@ const headlineRows = 10
 // and the shares; the first limit rows (0: all).
 func (b *builder) byRoute(limit int) ([]block, error) {
 	_, _, route, routes := b.words()
-	cols, types, rows, err := b.query(`SELECT o.route, o.n_evals, o.n_samples, o.n_replies,
-	    o.non_answer_rate, o.non_answer_ci_low, o.non_answer_ci_high,
-	    coalesce((SELECT string_agg(c.class || ' ' || c.n_replies, ', ' ORDER BY c.n_replies DESC, c.ordinal) FROM overview_classes c
-	      WHERE c.arm = o.arm AND c.scope = 'route' AND c.route = o.route AND c.counts_as = 'non_answer'), '') AS non_answer_classes,
-	    o.no_reply_rate, o.no_reply_ci_low, o.no_reply_ci_high,
-	    coalesce((SELECT string_agg(c.class || ' ' || c.n_replies, ', ' ORDER BY c.n_replies DESC, c.ordinal) FROM overview_classes c
-	      WHERE c.arm = o.arm AND c.scope = 'route' AND c.route = o.route AND c.counts_as = 'no_reply'), '') AS no_reply_classes
-	  FROM overview o WHERE o.arm = 'default' AND o.scope = 'route'
-	  ORDER BY o.non_answer_rate DESC, o.no_reply_rate DESC, o.n_samples DESC, o.route`)
+	cols, types, rows, err := b.query("report_by_route", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview: %w", err)
 	}
@@ -263,15 +251,7 @@ func (b *builder) worstCells() ([]block, error) {
 	if !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	cols, types, rows, err := b.query(`SELECT r.eval, r.route, r.n_samples, r.non_answer_rate, r.non_answer_ci_low, r.non_answer_ci_high,
-	    coalesce((SELECT string_agg(c.class || ' ' || c.n_class_replies, ', ' ORDER BY c.n_class_replies DESC, c.class) FROM class_rates c
-	      WHERE c.eval = r.eval AND c.profiled = r.profiled AND c.route = r.route AND c.arm = r.arm
-	        AND c.n_class_replies > 0 AND list_contains(?, c.class)), '') AS non_answer_classes,
-	    r.no_reply_rate, r.no_reply_ci_low, r.no_reply_ci_high
-	  FROM non_answer_rates r
-	  WHERE r.arm = 'default' AND r.non_answer_rate > 0
-	  ORDER BY r.non_answer_rate DESC, r.n_samples DESC, r.eval, r.route
-	  LIMIT 10`, b.nonAnswerish())
+	cols, types, rows, err := b.query("report_worst_cells", nil, sql.Named("classes", b.nonAnswerish()))
 	if err != nil {
 		return nil, fmt.Errorf("report: non_answer_rates: %w", err)
 	}

@@ -1,0 +1,12 @@
+-- output: report_table
+-- kind: query
+-- grain: one row per row of the table listed
+-- measure: The report's "All tables" (pre-registration §5 and §6: every measure's table as the SQL wrote it): one dataset table's rows, every column, in a deterministic order, for the page, tables/<table>.csv, .parquet and .md
+-- needs:
+-- holes: table
+-- columns: *
+--
+-- The report fills table with the table's quoted name (duck.Ident) and runs it for every table it
+-- lists; the same text writes the Parquet file, so the files and the page hold the same rows in
+-- the same order. The report reads the columns by name.
+SELECT * FROM {{table}} ORDER BY ALL
