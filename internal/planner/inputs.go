@@ -83,8 +83,8 @@ func (in *inputs) reply(o *schema.ReplyOutcome) *schema.Reply {
 // Judge calls served from the cache say nothing of what a new call costs and
 // are left out of the Part C averages.
 func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manifest) error {
-	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"priced_calls", "call_cost"}, func(c *sql.Conn) error {
-		if err := c.QueryRowContext(ctx, "SELECT coalesce(sum(cost_usd), 0) FROM priced_calls").Scan(&in.spent); err != nil {
+	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"priced_calls", "call_cost", "rates"}, func(c *sql.Conn) error {
+		if err := c.QueryRowContext(ctx, "SELECT coalesce(exact_sum(cost_usd), 0) FROM priced_calls").Scan(&in.spent); err != nil {
 			return fmt.Errorf("select: priced_calls: %w", err)
 		}
 		rows, err := c.QueryContext(ctx, `SELECT r.log_id, r.sample_id, r.epoch,

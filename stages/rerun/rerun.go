@@ -13,9 +13,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -303,7 +305,9 @@ type folderState struct {
 func (s *spend) in(dir string) folderState {
 	var f folderState
 	any, all := false, true
-	for path, l := range s.logs {
+	// in the paths' order, so the sum of costs is the same on every run
+	for _, path := range slices.Sorted(maps.Keys(s.logs)) {
+		l := s.logs[path]
 		if within(path, dir) {
 			any = true
 			all = all && l.success
@@ -343,11 +347,11 @@ func account(ctx context.Context, dirs []string, m *manifest.Manifest) (*spend, 
 	if err := rescore.Run(ctx, rescore.Options{Data: ds, Manifest: m.Path}, io.Discard); err != nil {
 		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
 	}
-	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
+	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
 		rows, err := c.QueryContext(ctx, `WITH recs AS (
 		    SELECT log_id, count(*) FILTER (WHERE class <> 'error') AS n FROM replies GROUP BY ALL
 		  ), cost AS (
-		    SELECT log_id, coalesce(sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
+		    SELECT log_id, coalesce(exact_sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
 		    FROM priced_calls GROUP BY ALL
 		  )
 		  SELECT l.path, l.status = 'success', coalesce(r.n, 0), coalesce(c.usd, 0), coalesce(c.calls, 0), coalesce(c.unpriced, 0)
@@ -392,8 +396,9 @@ func datasetSpend(ctx context.Context, data string, logDirs []string, m *manifes
 	if data == "" || !store.HasTable(data, "log_assignments") {
 		return 0, true, nil
 	}
-	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls"}, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL`)
+	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
+		// exact sums, added in the paths' order: the same figure on every run
+		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(exact_sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL ORDER BY l.path`)
 		if err != nil {
 			return err
 		}
