@@ -168,10 +168,11 @@ type Vocabulary struct {
 	ErrorForms        []ErrorForm `json:"error_forms"`        // the provider error texts behind error_text.form.<name>
 	Definitions       []ClassDef  `json:"class_definitions"`  // each class, what it means and how it counts
 	NonAnswer         NonAnswer   `json:"non_answer"`
-	NotReplies        []string    `json:"not_replies"`   // classes that are no reply at all (neither answer nor non-answer)
-	JudgeClasses      []string    `json:"judge_classes"` // judge-reply classes, PaperBench order
-	Policies          []string    `json:"policies"`      // policy_scores.policy, in order
-	CallKinds         []string    `json:"call_kinds"`    // model_calls.kind
+	ProviderRefusals  []string    `json:"provider_refusals"` // classes in which the provider signalled a refusal (P3 gives them the refusal outcome without a judge)
+	NotReplies        []string    `json:"not_replies"`       // classes that are no reply at all (neither answer nor non-answer)
+	JudgeClasses      []string    `json:"judge_classes"`     // judge-reply classes, PaperBench order
+	Policies          []string    `json:"policies"`          // policy_scores.policy, in order
+	CallKinds         []string    `json:"call_kinds"`        // model_calls.kind
 }
 
 // Rule is one classifier rule.
@@ -222,6 +223,7 @@ func Export() Vocabulary {
 		ClassifierVersion: classify.Version,
 		Classes:           classify.Classes(),
 		NonAnswer:         NonAnswer{Classes: classify.NonAnswerClasses()},
+		ProviderRefusals:  classify.ProviderRefusals,
 		JudgeClasses:      classify.JudgeClasses(),
 		Policies:          Policies,
 		CallKinds:         CallKinds,

@@ -71,3 +71,15 @@ def test_unsupported_re2_is_refused(pattern: str) -> None:
 
 def test_translation_is_a_python_pattern() -> None:
     assert isinstance(re2_to_python(r"(?is)^\s*abc"), re.Pattern)
+
+
+def test_provider_refusals_come_from_the_export() -> None:
+    # P3's refusal subset is the Go classifier's (classify.ProviderRefusals),
+    # shipped in the vocabulary, not a copy in the scorer.
+    from empties.scorer import PROVIDER_REFUSAL_CLASSES
+
+    v = vocabulary()
+    assert PROVIDER_REFUSAL_CLASSES is v.provider_refusals
+    assert v.provider_refusals == frozenset(v.raw["provider_refusals"])
+    assert v.provider_refusals and v.provider_refusals <= set(CLASSES)
+    assert v.provider_refusals <= v.non_answer_classes

@@ -34,6 +34,7 @@ from inspect_ai.scorer import INCORRECT, NOANSWER, Score, Scorer, Target, Value
 from inspect_ai.solver import TaskState
 
 from .classify import ReplyClass, classify, is_non_answer
+from .vocabulary import vocabulary
 
 __all__ = ["Touch", "class_aware", "p3_score"]
 
@@ -41,7 +42,9 @@ Touch = Literal["non_answer", "no_text_no_tool"]
 """Which replies the policy re-routes: every non-answer, or (BFCL, where a tool
 call is the answer) only those with neither text nor a tool call."""
 
-PROVIDER_REFUSAL_CLASSES = frozenset({"filtered", "refusal_flag", "error_text"})
+# The classes in which the provider signalled a refusal, as the Go classifier
+# exports them (classify.ProviderRefusals), never a copy here.
+PROVIDER_REFUSAL_CLASSES = vocabulary().provider_refusals
 
 
 def p3_score(

@@ -67,6 +67,7 @@ class Vocabulary:
     error_forms: tuple[ErrorForm, ...]
     non_answer_classes: frozenset[str]
     non_answer_unless_tools_offered: frozenset[str]
+    provider_refusals: frozenset[str]
     not_replies: frozenset[str]
     judge_classes: tuple[str, ...]
     policies: tuple[str, ...]
@@ -107,6 +108,7 @@ def parse_vocabulary(raw: dict[str, Any]) -> Vocabulary:
         error_forms=forms,
         non_answer_classes=frozenset(na["classes"]),
         non_answer_unless_tools_offered=frozenset(na["unless_tools_offered"] or []),
+        provider_refusals=frozenset(raw["provider_refusals"]),
         not_replies=frozenset(raw["not_replies"] or []),
         judge_classes=tuple(raw["judge_classes"]),
         policies=tuple(raw["policies"]),
