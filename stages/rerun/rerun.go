@@ -10,14 +10,11 @@ package rerun
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -26,12 +23,9 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
-	"empties/internal/measures"
 	"empties/internal/plan"
 	"empties/internal/rerun"
 	"empties/internal/store"
-	"empties/stages/ingest"
-	"empties/stages/rescore"
 )
 
 // Options configure a run of a plan.
@@ -165,26 +159,26 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	// plans' log folders beside it that the dataset does not hold yet) and
 	// what the plan still has to run
 	b := rerun.Budget{CeilingUSD: m.Budget.CeilingUSD, Unpriced: p.Cost.Unpriced}
-	others := siblingLogFolders(root)
-	before, err := account(ctx, append([]string{root}, others...), m)
+	others := rerun.SiblingLogFolders(root)
+	before, err := rerun.Account(ctx, append([]string{root}, others...), m)
 	if err != nil {
 		return err
 	}
-	b.SpentLogsUSD = before.in(root).usd
+	b.SpentLogsUSD = before.In(root).USD
 	for _, o := range others {
-		b.SpentOtherUSD += before.in(o).usd
+		b.SpentOtherUSD += before.In(o).USD
 	}
 	done := map[int]int{}
 	var todo []rerun.Group // the groups whose logs are not finished
 	for _, g := range groups {
-		st := before.in(g.LogDir)
-		done[g.Index] = st.records
-		b.Remaining(g, st.records)
-		if !st.finished || st.records < g.Planned {
+		st := before.In(g.LogDir)
+		done[g.Index] = st.Records
+		b.Remaining(g, st.Records)
+		if !st.Finished || st.Records < g.Planned {
 			todo = append(todo, g)
 		}
 	}
-	spentData, fromPlan, err := datasetSpend(ctx, opts.Data, append([]string{root}, others...), m)
+	spentData, fromPlan, err := rerun.DatasetSpend(ctx, opts.Data, append([]string{root}, others...), m)
 	if err != nil {
 		return err
 	}
@@ -242,13 +236,13 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return ctx.Err()
 	}
 
-	after, err := account(ctx, []string{root}, m)
+	after, err := rerun.Account(ctx, []string{root}, m)
 	if err != nil {
 		return err
 	}
-	mine := after.in(root)
+	mine := after.In(root)
 	fmt.Fprintf(w, "spent: $%.2f in the %d model calls of this plan's logs (%d of them unpriced); the study: $%.2f of the $%.2f ceiling\n",
-		mine.usd, mine.calls, mine.unpriced, b.SpentDataUSD+b.SpentOtherUSD+mine.usd, b.CeilingUSD)
+		mine.USD, mine.Calls, mine.Unpriced, b.SpentDataUSD+b.SpentOtherUSD+mine.USD, b.CeilingUSD)
 	if runErr != nil {
 		fmt.Fprintf(w, "the Python runner (%s) failed: %v\n%s\n", python, runErr, lastLines(output, 30))
 		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %s: the runner failed; run the same command again to retry what is missing", opts.Plan)}
@@ -280,163 +274,6 @@ func writeSpec(spec rerun.Spec) (string, func(), error) {
 		return "", nil, err
 	}
 	return f.Name(), cleanup, nil
-}
-
-// spend is what the logs of log folders hold, from the cost table's SQL,
-// per counted log file.
-type spend struct {
-	logs map[string]logState
-}
-
-type logState struct {
-	records         int  // sample × epoch records without an error
-	success         bool // the log's status is success
-	usd             float64
-	calls, unpriced int
-}
-
-// folderState is what the counted logs under a folder hold together.
-type folderState struct {
-	records, calls, unpriced int
-	usd                      float64
-	finished                 bool // there are logs, and every one finished
-}
-
-func (s *spend) in(dir string) folderState {
-	var f folderState
-	any, all := false, true
-	// in the paths' order, so the sum of costs is the same on every run
-	for _, path := range slices.Sorted(maps.Keys(s.logs)) {
-		l := s.logs[path]
-		if within(path, dir) {
-			any = true
-			all = all && l.success
-			f.records += l.records
-			f.usd += l.usd
-			f.calls += l.calls
-			f.unpriced += l.unpriced
-		}
-	}
-	f.finished = any && all
-	return f
-}
-
-// account ingests and places the logs of log folders in a scratch dataset
-// (ingest and rescore, as the study reads them) and prices their calls with
-// priced_calls, the cost table's view.
-func account(ctx context.Context, dirs []string, m *manifest.Manifest) (*spend, error) {
-	s := &spend{logs: map[string]logState{}}
-	var paths []string
-	for _, d := range dirs {
-		if hasLogs(d) {
-			paths = append(paths, d)
-		}
-	}
-	if len(paths) == 0 {
-		return s, nil
-	}
-	tmp, err := os.MkdirTemp("", "empties-rerun-account-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	ds := filepath.Join(tmp, "data")
-	if err := ingest.Run(ctx, ingest.Options{Paths: paths, Out: ds, Progress: "never"}, io.Discard, io.Discard); err != nil && !store.HasTable(ds, "replies") {
-		return nil, fmt.Errorf("rerun: reading the logs in %s: %w", strings.Join(paths, ", "), err)
-	}
-	if err := rescore.Run(ctx, rescore.Options{Data: ds, Manifest: m.Path}, io.Discard); err != nil {
-		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
-	}
-	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, `WITH recs AS (
-		    SELECT log_id, count(*) FILTER (WHERE class <> 'error') AS n FROM replies GROUP BY ALL
-		  ), cost AS (
-		    SELECT log_id, coalesce(exact_sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
-		    FROM priced_calls GROUP BY ALL
-		  )
-		  SELECT l.path, l.status = 'success', coalesce(r.n, 0), coalesce(c.usd, 0), coalesce(c.calls, 0), coalesce(c.unpriced, 0)
-		  FROM logs l LEFT JOIN recs r USING (log_id) LEFT JOIN cost c USING (log_id) WHERE l.set_status = 'counted'`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var path string
-			var l logState
-			if err := rows.Scan(&path, &l.success, &l.records, &l.usd, &l.calls, &l.unpriced); err != nil {
-				return err
-			}
-			s.logs[path] = l
-		}
-		return rows.Err()
-	})
-	return s, err
-}
-
-// siblingLogFolders are the other log folders of rerun beside root (the
-// logs of the study's other plans): their spend counts until the dataset
-// holds them.
-func siblingLogFolders(root string) []string {
-	parent := filepath.Dir(root)
-	entries, _ := os.ReadDir(parent)
-	var out []string
-	for _, e := range entries {
-		p := filepath.Join(parent, e.Name())
-		if p != root && e.IsDir() && guard.IsLogFolder(p, "rerun") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// datasetSpend is what the dataset's calls cost, the logs under the given
-// log folders left out (account counts them). fromPlan is true when there
-// is no dataset.
-func datasetSpend(ctx context.Context, data string, logDirs []string, m *manifest.Manifest) (usd float64, fromPlan bool, err error) {
-	if data == "" || !store.HasTable(data, "log_assignments") {
-		return 0, true, nil
-	}
-	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
-		// exact sums, added in the paths' order: the same figure on every run
-		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(exact_sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL ORDER BY l.path`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-	logs:
-		for rows.Next() {
-			var path string
-			var cost float64
-			if err := rows.Scan(&path, &cost); err != nil {
-				return err
-			}
-			for _, d := range logDirs {
-				if within(path, d) {
-					continue logs
-				}
-			}
-			usd += cost
-		}
-		return rows.Err()
-	})
-	return usd, false, err
-}
-
-func hasLogs(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".eval") || strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, "eval-set.json") && !strings.HasSuffix(p, "logs.json")) {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
-}
-
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && filepath.IsLocal(rel)
 }
 
 func lastLines(s string, n int) string {

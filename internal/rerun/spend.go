@@ -1,0 +1,179 @@
+package rerun
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"empties/internal/guard"
+	"empties/internal/ingest"
+	"empties/internal/manifest"
+	"empties/internal/measures"
+	"empties/internal/store"
+	"empties/internal/study"
+)
+
+// Spend is what the logs of log folders hold, from the cost table's SQL,
+// per counted log file.
+type Spend struct {
+	logs map[string]logState
+}
+
+type logState struct {
+	records         int  // sample × epoch records without an error
+	success         bool // the log's status is success
+	usd             float64
+	calls, unpriced int
+}
+
+// FolderState is what the counted logs under a folder hold together.
+type FolderState struct {
+	Records, Calls, Unpriced int
+	USD                      float64
+	Finished                 bool // there are logs, and every one finished
+}
+
+func (s *Spend) In(dir string) FolderState {
+	var f FolderState
+	any, all := false, true
+	// in the paths' order, so the sum of costs is the same on every run
+	for _, path := range slices.Sorted(maps.Keys(s.logs)) {
+		l := s.logs[path]
+		if within(path, dir) {
+			any = true
+			all = all && l.success
+			f.Records += l.records
+			f.USD += l.usd
+			f.Calls += l.calls
+			f.Unpriced += l.unpriced
+		}
+	}
+	f.Finished = any && all
+	return f
+}
+
+// Account ingests and places the logs of log folders in a scratch dataset
+// (ingest and rescore, as the study reads them) and prices their calls with
+// priced_calls, the cost table's view.
+func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, error) {
+	s := &Spend{logs: map[string]logState{}}
+	var paths []string
+	for _, d := range dirs {
+		if hasLogs(d) {
+			paths = append(paths, d)
+		}
+	}
+	if len(paths) == 0 {
+		return s, nil
+	}
+	tmp, err := os.MkdirTemp("", "empties-rerun-account-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	ds := filepath.Join(tmp, "data")
+	if err := ingest.Build(ctx, ingest.Config{Paths: paths, Out: ds}); err != nil && !store.HasTable(ds, "replies") {
+		return nil, fmt.Errorf("rerun: reading the logs in %s: %w", strings.Join(paths, ", "), err)
+	}
+	if !store.HasTable(ds, "replies") {
+		return nil, fmt.Errorf("rerun: the logs in %s hold no replies", strings.Join(paths, ", "))
+	}
+	if _, err := study.Rescore(ctx, study.Config{Data: ds, Manifest: m.Path}); err != nil {
+		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
+	}
+	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
+		rows, err := c.QueryContext(ctx, `WITH recs AS (
+		    SELECT log_id, count(*) FILTER (WHERE class <> 'error') AS n FROM replies GROUP BY ALL
+		  ), cost AS (
+		    SELECT log_id, coalesce(exact_sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
+		    FROM priced_calls GROUP BY ALL
+		  )
+		  SELECT l.path, l.status = 'success', coalesce(r.n, 0), coalesce(c.usd, 0), coalesce(c.calls, 0), coalesce(c.unpriced, 0)
+		  FROM logs l LEFT JOIN recs r USING (log_id) LEFT JOIN cost c USING (log_id) WHERE l.set_status = 'counted'`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var path string
+			var l logState
+			if err := rows.Scan(&path, &l.success, &l.records, &l.usd, &l.calls, &l.unpriced); err != nil {
+				return err
+			}
+			s.logs[path] = l
+		}
+		return rows.Err()
+	})
+	return s, err
+}
+
+// SiblingLogFolders are the other log folders of rerun beside root (the
+// logs of the study's other plans): their spend counts until the dataset
+// holds them.
+func SiblingLogFolders(root string) []string {
+	parent := filepath.Dir(root)
+	entries, _ := os.ReadDir(parent)
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(parent, e.Name())
+		if p != root && e.IsDir() && guard.IsLogFolder(p, "rerun") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DatasetSpend is what the dataset's calls cost, the logs under the given
+// log folders left out (account counts them). fromPlan is true when there
+// is no dataset.
+func DatasetSpend(ctx context.Context, data string, logDirs []string, m *manifest.Manifest) (usd float64, fromPlan bool, err error) {
+	if data == "" || !store.HasTable(data, "log_assignments") {
+		return 0, true, nil
+	}
+	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
+		// exact sums, added in the paths' order: the same figure on every run
+		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(exact_sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL ORDER BY l.path`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+	logs:
+		for rows.Next() {
+			var path string
+			var cost float64
+			if err := rows.Scan(&path, &cost); err != nil {
+				return err
+			}
+			for _, d := range logDirs {
+				if within(path, d) {
+					continue logs
+				}
+			}
+			usd += cost
+		}
+		return rows.Err()
+	})
+	return usd, false, err
+}
+
+func hasLogs(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".eval") || strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, "eval-set.json") && !strings.HasSuffix(p, "logs.json")) {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel)
+}
