@@ -19,11 +19,11 @@ import (
 	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/schema"
-	"empties/stages/analyze"
 )
 
 // kinds maps the DuckDB type of a column of the files to the aggregates
@@ -81,7 +81,7 @@ func TestSparkReadsTheTablesAsWritten(t *testing.T) {
 			return ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: dir})
 		},
 		func() error { _, err := study.Rescore(ctx, study.Config{Data: dir, Manifest: manifest}); return err },
-		func() error { return analyze.Run(ctx, analyze.Options{Data: dir, Manifest: manifest}, io.Discard) },
+		func() error { return measures.Run(ctx, measures.Options{Data: dir, Manifest: manifest}, io.Discard) },
 		func() error { _, err := decide.Decide(ctx, decide.Config{Data: dir, Manifest: manifest}); return err },
 	}
 	for _, step := range steps {

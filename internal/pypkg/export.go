@@ -12,34 +12,26 @@ package pypkg
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"path/filepath"
 	"sort"
 
 	json "github.com/goccy/go-json"
 
 	"empties/internal/manifest"
-	"empties/stages/schemacmd"
+	"empties/internal/vocab"
 )
 
 // DataDir is where the package keeps its data, relative to the repository.
 const DataDir = "python/src/empties/_data"
 
 // Vocabulary returns the "vocabulary" object of `empties schema --format
-// json`, indented, as the package ships it (vocabulary.json).
+// json` (vocab.Export), indented, as the package ships it (vocabulary.json).
 func Vocabulary() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := schemacmd.Run(context.Background(), schemacmd.Options{Format: "json"}, &buf); err != nil {
+	raw, err := json.Marshal(vocab.Export())
+	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Vocabulary json.RawMessage `json:"vocabulary"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
-		return nil, fmt.Errorf("schema --format json: %w", err)
-	}
-	return indent(out.Vocabulary)
+	return indent(raw)
 }
 
 // profile is what the package reads of an eval profile: how P3 routes its

@@ -21,11 +21,11 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/ingest"
+	"empties/internal/measures"
 	"empties/internal/report"
 	"empties/internal/serve"
 	"empties/internal/store"
 	"empties/internal/testutil"
-	"empties/stages/analyze"
 )
 
 // datasets are written once per test binary, from real logs: the fixtures
@@ -59,7 +59,7 @@ func writeDataset(t testing.TB, logs, dir string) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyze.Run(ctx, analyze.Options{Data: dir}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: dir}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 }

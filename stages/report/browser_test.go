@@ -23,10 +23,10 @@ import (
 
 	"empties/internal/decide"
 	"empties/internal/ingest"
+	"empties/internal/measures"
 	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/internal/vocab"
-	"empties/stages/analyze"
 	"empties/stages/report"
 )
 
@@ -389,7 +389,7 @@ func studyDataset(t *testing.T, logs string) string {
 	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
@@ -406,7 +406,7 @@ func exploreDataset(t *testing.T, logs string) string {
 	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	return data

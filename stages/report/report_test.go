@@ -17,9 +17,9 @@ import (
 	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/measures"
 	"empties/internal/study"
 	"empties/internal/testutil"
-	"empties/stages/analyze"
 	"empties/stages/report"
 )
 
@@ -52,7 +52,7 @@ func TestReportIsByteIdentical(t *testing.T) {
 	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
@@ -167,7 +167,7 @@ func TestExplorationReport(t *testing.T) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data}); err != nil {
 		t.Fatal(err)
 	}
-	if err := analyze.Run(ctx, analyze.Options{Data: data}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")

@@ -10,8 +10,8 @@ import (
 	json "github.com/goccy/go-json"
 
 	manifestpkg "empties/internal/manifest"
+	"empties/internal/measures"
 	"empties/internal/testutil"
-	"empties/stages/analyze"
 )
 
 // The demo's D4 comes from replay logs: every Part C verdict (judge_tests,
@@ -74,7 +74,7 @@ func TestDemoD4ComesFromReplayLogs(t *testing.T) {
 		t.Errorf("the replays hold no empty or whitespace form (%v)", seen)
 	}
 
-	if err := analyze.Run(context.Background(), analyze.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
+	if err := measures.Run(context.Background(), measures.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	d4 := testutil.Query(t, data, `SELECT (SELECT sum(n_verdicts) FROM d4_judge_behaviour WHERE pooled), (SELECT count(*) FROM judge_tests), (SELECT count(*) FROM replies r JOIN log_assignments a USING (log_id) WHERE a.part = 'C')`)[0]

@@ -20,7 +20,6 @@ import (
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/testutil"
-	"empties/stages/analyze"
 
 	"empties/stages/selectplan"
 )
@@ -271,7 +270,7 @@ func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	copyDataset(t, demo(t), data)
 	ctx := context.Background()
-	if err := analyze.Run(ctx, analyze.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := plan(t, "wide", data)

@@ -14,7 +14,6 @@ import (
 	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
-	"empties/stages/analyze"
 	"empties/stages/sqlcmd"
 )
 
@@ -61,7 +60,7 @@ func TestDatasetPathCharacters(t *testing.T) {
 			if err != nil || len(rows) != 1 || rows[0][0] != int64(1) {
 				t.Errorf("view file counts %v, %v", rows, err)
 			}
-			if err := analyze.Run(ctx, analyze.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
+			if err := measures.Run(ctx, measures.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
 				t.Fatalf("analyze: %v", err)
 			}
 			broken, absent, err := measures.CheckOutputs(ctx, dir)
