@@ -98,19 +98,18 @@ type span struct {
 	begin  int // legacy step: index of its begin event
 }
 
-// Call statuses (model_calls.call_status).
+// Call statuses (model_calls.call_status) and reply sources
+// (replies.reply_source): the closed sets of internal/vocab, by their names
+// here.
 const (
-	StatusCompleted   = "completed"
-	StatusPlaceholder = "placeholder"
-	StatusRetried     = "retried"
-	StatusFailed      = "failed"
-)
+	StatusCompleted   = vocab.CallCompleted
+	StatusPlaceholder = vocab.CallPlaceholder
+	StatusRetried     = vocab.CallRetried
+	StatusFailed      = vocab.CallFailed
 
-// Reply sources (replies.reply_source).
-const (
-	SourceModelEvent   = "model_event"
-	SourceSampleOutput = "sample_output"
-	SourceNone         = "none"
+	SourceModelEvent   = vocab.SourceModelEvent
+	SourceSampleOutput = vocab.SourceSampleOutput
+	SourceNone         = vocab.SourceNone
 )
 
 // modelEvent is a model event with what the first pass found out about it.

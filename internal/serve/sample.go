@@ -14,6 +14,7 @@ import (
 	"empties/internal/duck"
 	"empties/internal/evallog"
 	"empties/internal/sqlfmt"
+	"empties/internal/vocab"
 )
 
 // The sample page tells the story of one reply: the rows the tables hold
@@ -240,7 +241,7 @@ func markSkipped(calls []callView) {
 		switch c.Status {
 		case "placeholder":
 			c.Skipped = "a placeholder: recorded before the call, never completed; not a generation"
-		case "retried":
+		case vocab.CallRetried:
 			c.Skipped = "a failed attempt that inspect's retry loop tried again"
 		}
 	}
@@ -297,7 +298,7 @@ func (p *samplePage) decode(raw []byte) error {
 		return err
 	}
 	p.Target = targetText(d, top.Target)
-	if p.Output == nil && p.Reply.Str("reply_source") == "sample_output" {
+	if p.Output == nil && p.Reply.Str("reply_source") == vocab.SourceSampleOutput {
 		if p.Output, err = outputOf(d, top.Output); err != nil {
 			return fmt.Errorf("sample.output: %w", err)
 		}
