@@ -29,7 +29,7 @@ func streamRef(t testing.TB, raw []byte, method uint16) (SampleRef, func()) {
 }
 
 // tableView prints what the tables read of a decoded sample, through the
-// same calls stages/ingest makes: ids, errors, raw metadata and scores as
+// same calls internal/ingest makes: ids, errors, raw metadata and scores as
 // stored, the output, and the events of the kinds kept with their inputs
 // and outputs decoded, every text resolved.
 func tableView(d *DecodedSample) string {

@@ -6,5 +6,5 @@ package ingest
 // (classify.Version) that logs.ingest_version also names. Bump it with any
 // change to the rows ingest makes from the same file, so datasets read their
 // logs again: TestRowsGolden fails until it is bumped, then
-// `go test ./stages/ingest -run TestRowsGolden -update` records the new rows.
+// `go test ./internal/ingest -run TestRowsGolden -update` records the new rows.
 const ExtractVersion = 3 // 2: the reply call keeps its prompt (model_calls.prompt_text); 3: span ancestry to the root, the shape inspect_ai's models accept, pydantic's lax ints and bools, typed timestamps and sample timing

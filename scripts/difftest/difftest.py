@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Differential test of empties' ingest against inspect_ai's own reader.
 
-Usage (from the repo root; `make test` runs it through stages/ingest's
+Usage (from the repo root; `make test` runs it through internal/ingest's
 TestDifferentialAgainstInspect and TestMalformedLogsGetInspectsVerdict):
 
     .venv/bin/python scripts/difftest/difftest.py ROWS.jsonl [--errors ERRORS.jsonl]

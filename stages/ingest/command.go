@@ -22,21 +22,11 @@ import (
 	"empties/internal/store"
 )
 
-// Options configure an ingest run: ingest.Config's fields, as flags give
-// them, and the progress display.
+// Options configure the command: the ingest.Config its flags give, and how
+// progress is shown. Run sets Config.Progress and Config.Log itself.
 type Options struct {
-	Paths    []string // files and folders
-	Out      string   // dataset directory
-	Workers  int      // sample decoders; 0 = one per CPU
-	Progress string   // auto (on a terminal), always, never
-	// Compression, SpillBytes, AllAttempts, MaxMemberBytes, Full and
-	// Compact are ingest.Config's.
-	Compression    string
-	SpillBytes     int64
-	AllAttempts    bool
-	MaxMemberBytes int64
-	Full           bool
-	Compact        bool
+	ingest.Config
+	ProgressMode string // --progress: auto (on a terminal), always, never
 }
 
 // Command returns the `ingest` subcommand.
@@ -144,8 +134,9 @@ Examples:
 		},
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Progress: c.String("progress"), Compression: c.String("compression"), AllAttempts: c.Bool("all-attempts"),
-				Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20}
+			opts := Options{Config: ingest.Config{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Compression: c.String("compression"),
+				AllAttempts: c.Bool("all-attempts"), Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20},
+				ProgressMode: c.String("progress")}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -159,10 +150,10 @@ func (opts Options) Validate() error {
 	if opts.Out == "" {
 		return cliutil.Usagef("ingest: --out DIR is required")
 	}
-	switch opts.Progress {
+	switch opts.ProgressMode {
 	case "", "auto", "always", "never":
 	default:
-		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.Progress)
+		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.ProgressMode)
 	}
 	if opts.MaxMemberBytes < 0 {
 		return cliutil.Usagef("ingest: --max-member-mb must be positive, not %d", opts.MaxMemberBytes>>20)
@@ -179,9 +170,9 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	res, err := ingest.Ingest(ctx, ingest.Config{Paths: opts.Paths, Out: opts.Out, Workers: opts.Workers, Compression: opts.Compression,
-		SpillBytes: opts.SpillBytes, AllAttempts: opts.AllAttempts, MaxMemberBytes: opts.MaxMemberBytes, Full: opts.Full, Compact: opts.Compact,
-		Progress: newProgress(stderr, opts.Progress), Log: stderr})
+	cfg := opts.Config
+	cfg.Progress, cfg.Log = newProgress(stderr, opts.ProgressMode), stderr
+	res, err := ingest.Ingest(ctx, cfg)
 	if err != nil {
 		return err
 	}

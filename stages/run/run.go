@@ -17,6 +17,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/guard"
+	domain "empties/internal/ingest"
 	"empties/internal/measures"
 	"empties/stages/analyze"
 	"empties/stages/check"
@@ -120,7 +121,7 @@ func Stages(opts Options) []Stage {
 		}
 	}
 	add("ingest", true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return ingest.Run(ctx, ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress, AllAttempts: opts.AllAttempts}, stdout, stderr)
+		return ingest.Run(ctx, ingest.Options{Config: domain.Config{Paths: opts.Logs, Out: opts.Out, AllAttempts: opts.AllAttempts}, ProgressMode: opts.Progress}, stdout, stderr)
 	})
 	add("rescore", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
 		return rescore.Run(ctx, rescore.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
@@ -183,7 +184,7 @@ func (e *StageError) Unwrap() error { return e.Err }
 // Run runs the stages in order.
 func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	// Every flag is checked before the first stage starts.
-	if err := (ingest.Options{Paths: opts.Logs, Out: opts.Out, Progress: opts.Progress}).Validate(); err != nil {
+	if err := (ingest.Options{Config: domain.Config{Paths: opts.Logs, Out: opts.Out}, ProgressMode: opts.Progress}).Validate(); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	if err := mustExist("--manifest", opts.Manifest, false); err != nil {

@@ -23,6 +23,7 @@ import (
 	"runtime/trace"
 
 	"empties/internal/evallog"
+	domain "empties/internal/ingest"
 	"empties/stages/ingest"
 )
 
@@ -76,7 +77,7 @@ func main() {
 		if i > 0 {
 			stdout = io.Discard
 		}
-		err := ingest.Run(context.Background(), ingest.Options{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Progress: "never", Full: true}, stdout, os.Stderr)
+		err := ingest.Run(context.Background(), ingest.Options{Config: domain.Config{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Full: true}, ProgressMode: "never"}, stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)
 		}

@@ -1,10 +1,8 @@
 package ingest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // logsetExpect is testdata/logsets/EXPECT.json, written with the fixture by
@@ -84,9 +82,9 @@ func TestLogSetCountsEachSampleOnce(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	var out, errb bytes.Buffer
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: dir, Workers: 2, Progress: "never"}, &out, &errb); err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
+	res, log, err := ingestWith(t, ingest.Config{Paths: []string{study}, Out: dir, Workers: 2})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
 	}
 	rel := func(p string) string { r, _ := filepath.Rel(study, p); return r }
 	byID := map[string]string{}
@@ -112,9 +110,8 @@ func TestLogSetCountsEachSampleOnce(t *testing.T) {
 			t.Errorf("%s: %s, want %s", rel(r[1]), got, w)
 		}
 	}
-	line := fmt.Sprintf("log set: %d logs superseded", supersededLogs)
-	if !strings.Contains(out.String(), line) || !strings.Contains(out.String(), fmt.Sprintf("holding %d samples", supersededSamples)) {
-		t.Errorf("summary lacks %q and %d samples:\n%s", line, supersededSamples, out.String())
+	if res.Set.Logs != int64(supersededLogs) || res.Set.Samples != int64(supersededSamples) {
+		t.Errorf("log set: %d logs superseded holding %d samples, want %d holding %d", res.Set.Logs, res.Set.Samples, supersededLogs, supersededSamples)
 	}
 
 	// each (task, sample, epoch) that any file holds is counted exactly once
@@ -149,8 +146,7 @@ func TestLogSetCountsEachSampleOnce(t *testing.T) {
 
 	// --all-attempts: every file counted
 	dir2 := t.TempDir()
-	out.Reset()
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: []string{study}, Out: dir2, Workers: 2, Progress: "never", AllAttempts: true}, &out, &errb); err != nil {
+	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: dir2, Workers: 2, AllAttempts: true}); err != nil {
 		t.Fatal(err)
 	}
 	r := testutil.Query(t, dir2, `SELECT count(*) FILTER (WHERE set_status = 'counted' AND superseded_by IS NULL), count(*),

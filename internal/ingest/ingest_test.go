@@ -2,7 +2,6 @@ package ingest_test
 
 import (
 	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -14,22 +13,11 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
-	domain "empties/internal/ingest"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
-	"empties/stages/ingest"
 )
-
-// runIngest ingests paths into a fresh dataset and returns its directory,
-// stdout, stderr and the run's error.
-func runIngest(t *testing.T, paths ...string) (dir, stdout, stderr string, err error) {
-	t.Helper()
-	dir = t.TempDir()
-	var out, errb bytes.Buffer
-	err = ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: dir, Workers: 3, Progress: "never"}, &out, &errb)
-	return dir, out.String(), errb.String(), err
-}
 
 // Every real log of the shared corpus ingests, with the sample counts of its
 // SAMPLES.tsv, and one reply row per sample.
@@ -176,7 +164,7 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 	notLog := filepath.Join(tmp, "notes.json")
 	os.WriteFile(notLog, []byte(`["not", "a", "log"]`), 0o644)
 
-	dir, stdout, stderr, err := runIngest(t, good, corrupt, chunked, truncated, notLog)
+	dir, res, stderr, err := runIngest(t, good, corrupt, chunked, truncated, notLog)
 	var partial *cliutil.PartialError
 	if !errors.As(err, &partial) {
 		t.Fatalf("want a partial failure, got %v", err)
@@ -191,14 +179,14 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "ingested 1 of 5 files, 10 samples") {
-		t.Errorf("summary: %s", stdout)
+	if res.Files != 5 || res.Failed != 4 || res.Samples != 10 {
+		t.Errorf("files, failed, samples = %d, %d, %d; want 5 files, 4 failed, 10 samples", res.Files, res.Failed, res.Samples)
 	}
 	if got := testutil.Query(t, dir, "SELECT count(*), count(DISTINCT log_id) FROM replies")[0]; got[0] != "10" || got[1] != "1" {
 		t.Errorf("replies from the good file only: %v", got)
 	}
 	for _, table := range []string{"scores", "model_calls", "logs"} {
-		if got := testutil.Query(t, dir, "SELECT count(*) FROM "+table+" WHERE log_id <> ?", domain.LogID(good))[0][0]; got != "0" {
+		if got := testutil.Query(t, dir, "SELECT count(*) FROM "+table+" WHERE log_id <> ?", ingest.LogID(good))[0][0]; got != "0" {
 			t.Errorf("%s holds %s rows of failed files", table, got)
 		}
 	}
@@ -216,15 +204,15 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 func TestCancelledRunKeepsPreviousTables(t *testing.T) {
 	corpus := testutil.SharedCorpus(t)
 	dir := t.TempDir()
-	opts := ingest.Options{Paths: []string{filepath.Join(corpus, "scorer")}, Out: dir, Progress: "never"}
-	if err := ingest.Run(context.Background(), opts, io.Discard, io.Discard); err != nil {
+	cfg := ingest.Config{Paths: []string{filepath.Join(corpus, "scorer")}, Out: dir}
+	if err := ingest.Build(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	before := testutil.Query(t, dir, "SELECT count(*) FROM replies")[0][0]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	opts.Paths = []string{corpus}
-	if err := ingest.Run(ctx, opts, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
+	cfg.Paths = []string{corpus}
+	if err := ingest.Build(ctx, cfg); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
 	if after := testutil.Query(t, dir, "SELECT count(*) FROM replies")[0][0]; after != before || before != "20" {
@@ -251,7 +239,7 @@ func TestMissingMemberIsReported(t *testing.T) {
 		return body
 	})
 	noSamples := testutil.Path(t, "testdata", "logs", "no-samples.eval")
-	dir, stdout, stderr, err := runIngest(t, holed, noSamples)
+	dir, res, stderr, err := runIngest(t, holed, noSamples)
 	var partial *cliutil.PartialError
 	if !errors.As(err, &partial) || !strings.Contains(err.Error(), "1 samples listed in their logs' summaries have no member") {
 		t.Fatalf("want a partial failure for the missing member, got %v", err)
@@ -259,8 +247,8 @@ func TestMissingMemberIsReported(t *testing.T) {
 	if want := holed + ": samples/7_epoch_1.json: sample 7 epoch 1 is listed in summaries.json but the log has no member samples/7_epoch_1.json"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	if !strings.Contains(stdout, "ingested 2 of 2 files, 9 samples") {
-		t.Errorf("summary: %s", stdout)
+	if res.Files != 2 || res.Failed != 0 || res.Samples != 9 || res.Missing != 1 {
+		t.Errorf("files, failed, samples, missing = %d, %d, %d, %d; want 2 files, none failed, 9 samples, 1 missing", res.Files, res.Failed, res.Samples, res.Missing)
 	}
 	errs := testutil.Query(t, dir, "SELECT path, member, error FROM ingest_errors")
 	if len(errs) != 1 || errs[0][0] != holed || errs[0][1] != "samples/7_epoch_1.json" || !strings.Contains(errs[0][2], "sample 7 epoch 1") {
@@ -320,7 +308,7 @@ func TestSpilledRowsMatchHeldRows(t *testing.T) {
 		dir   string
 		spill int64
 	}{{held, 0}, {spilled, 1}} {
-		if err := ingest.Run(context.Background(), ingest.Options{Paths: paths, Out: c.dir, Progress: "never", SpillBytes: c.spill}, io.Discard, io.Discard); err != nil {
+		if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: c.dir, SpillBytes: c.spill}); err != nil {
 			t.Fatal(err)
 		}
 	}

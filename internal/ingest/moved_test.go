@@ -1,16 +1,14 @@
 package ingest_test
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // countPython counts the replies of a view file in the Python duckdb the
@@ -37,9 +35,8 @@ print("|".join(out))`
 
 func ingestInto(t *testing.T, out string, logs ...string) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	if err := ingest.Run(context.Background(), ingest.Options{Paths: logs, Out: out, Progress: "never"}, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	if _, log, err := ingestWith(t, ingest.Config{Paths: logs, Out: out}); err != nil {
+		t.Fatalf("%v\n%s", err, log)
 	}
 }
 

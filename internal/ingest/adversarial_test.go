@@ -15,11 +15,10 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/ingest"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // peakHeap runs f and returns the largest Go heap seen while it ran,
@@ -81,7 +80,7 @@ func TestAdversarialFiles(t *testing.T) {
 		name   string
 		file   string // name of the bad file
 		data   []byte
-		opts   func(*ingest.Options)
+		cfg    func(*ingest.Config)
 		want   result
 		member string // the member ingest_errors names ("" for the file)
 		errHas string
@@ -107,10 +106,10 @@ func TestAdversarialFiles(t *testing.T) {
 			want: fails, member: "samples/1_epoch_1.json", errHas: "more than 1000:1"},
 		{name: "member beyond the cap", file: "big.eval", data: testutil.EvalLog(t, "big",
 			testutil.SampleJSON(1, 1, "short", ""), testutil.SampleJSON(2, 1, huge, "")),
-			opts: func(o *ingest.Options) { o.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples/2_epoch_1.json", errHas: "more than the cap of 8388608"},
+			cfg: func(c *ingest.Config) { c.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples/2_epoch_1.json", errHas: "more than the cap of 8388608"},
 		{name: ".json sample beyond the cap", file: "big.json", data: []byte(`{"version": 2, "status": "success", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "mockllm/model"}, "samples": [` +
 			string(testutil.SampleJSON(1, 1, "short", "")) + ", " + string(testutil.SampleJSON(2, 1, huge, "")) + `]}`),
-			opts: func(o *ingest.Options) { o.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples[1]", errHas: "larger than the cap of 8388608"},
+			cfg: func(c *ingest.Config) { c.MaxMemberBytes = 8 << 20 }, want: fails, member: "samples[1]", errHas: "larger than the cap of 8388608"},
 		{name: "huge string under the cap", file: "huge.eval", data: testutil.EvalLog(t, "huge",
 			testutil.SampleJSON(1, 1, huge, "")), want: ingested, samples: 1,
 			// The 21 MB reply is decoded once and written as a huge text
@@ -148,13 +147,13 @@ func TestAdversarialFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			opts := ingest.Options{Paths: []string{src}, Out: dir, Workers: 2, Progress: "never"}
-			if tc.opts != nil {
-				tc.opts(&opts)
+			var stderr bytes.Buffer
+			cfg := ingest.Config{Paths: []string{src}, Out: dir, Workers: 2, Log: &stderr}
+			if tc.cfg != nil {
+				tc.cfg(&cfg)
 			}
-			var stdout, stderr bytes.Buffer
 			var err error
-			peak := peakHeap(func() { err = ingest.Run(context.Background(), opts, &stdout, &stderr) })
+			peak := peakHeap(func() { err = ingest.Build(context.Background(), cfg) })
 			t.Logf("Go heap peak %d MiB", peak>>20)
 			if tc.heap == 0 {
 				tc.heap = 512 << 20
@@ -212,32 +211,3 @@ func TestAdversarialFiles(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// --max-member-mb reaches the reader: a 21 MB sample fails under a cap of
-// 8 MiB, naming the member, and is read under the default.
-func TestMaxMemberFlag(t *testing.T) {
-	src := t.TempDir()
-	bad := filepath.Join(src, "big.eval")
-	huge := strings.Repeat("all work and no play ", 1<<20)
-	if err := os.WriteFile(bad, testutil.EvalLog(t, "big", testutil.SampleJSON(1, 1, huge, "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		args []string
-		fail bool
-	}{{[]string{"--max-member-mb", "8"}, true}, {nil, false}} {
-		dir := t.TempDir()
-		cmd := ingest.Command()
-		var stdout, stderr bytes.Buffer
-		cmd.Writer, cmd.ErrWriter = &stdout, &stderr
-		cmd.ExitErrHandler = func(context.Context, *cli.Command, error) {} // no os.Exit on the partial failure
-		err := cmd.Run(context.Background(), append([]string{"ingest", "--out", dir, "--progress", "never", src}, tc.args...))
-		if tc.fail {
-			if err == nil || !strings.Contains(stderr.String(), bad+": samples/1_epoch_1.json: member declares") || !strings.Contains(stderr.String(), "cap of 8388608") {
-				t.Errorf("%v: err %v\n%s", tc.args, err, stderr.String())
-			}
-		} else if err != nil {
-			t.Errorf("default cap: %v\n%s", err, stderr.String())
-		}
-	}
-}

@@ -1,35 +1,39 @@
 package ingest_test
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"empties/internal/cliutil"
-	domain "empties/internal/ingest"
+	"empties/internal/ingest"
 	"empties/internal/store"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
 // reingest runs an ingest of logs into out (incremental unless full) and
-// returns its summary; a partial failure (files that cannot be read) is
+// returns its result; a partial failure (files that cannot be read) is
 // expected of the folders here and not an error.
-func reingest(t *testing.T, logs, out string, full, allAttempts bool) string {
+func reingest(t *testing.T, logs, out string, full, allAttempts bool) *ingest.Result {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Workers: 2, Progress: "never", Full: full, AllAttempts: allAttempts}, &stdout, &stderr)
+	return ingestOK(t, ingest.Config{Paths: []string{logs}, Out: out, Workers: 2, Full: full, AllAttempts: allAttempts})
+}
+
+// ingestOK runs an ingest of cfg that may leave files it could not read
+// (a partial failure), and returns its result.
+func ingestOK(t *testing.T, cfg ingest.Config) *ingest.Result {
+	t.Helper()
+	res, log, err := ingestWith(t, cfg)
 	var partial *cliutil.PartialError
 	if err != nil && !errors.As(err, &partial) {
-		t.Fatalf("ingest %s: %v\n%s", logs, err, stderr.String())
+		t.Fatalf("ingest %s: %v\n%s", strings.Join(cfg.Paths, " "), err, log)
 	}
-	return stdout.String()
+	return res
 }
 
 // sameAsFull checks that every table of ingest in ds holds exactly the rows
@@ -60,12 +64,14 @@ func sameAsFull(t *testing.T, step, logs, ds string, allAttempts bool, counters 
 	}
 }
 
-// expect checks the incremental summary line and the files opened and
+// expect checks the incremental counts of a run and the files opened and
 // hashed since the last call.
-func expect(t *testing.T, step, out, line string, opened, hashed int64, gotOpened, gotHashed interface{ Swap(int64) int64 }) {
+func expect(t *testing.T, step string, res *ingest.Result, want ingest.Incremental, opened, hashed int64, gotOpened, gotHashed interface{ Swap(int64) int64 }) {
 	t.Helper()
-	if !strings.Contains(out, "incremental: "+line) {
-		t.Errorf("%s: summary lacks %q:\n%s", step, line, out)
+	if res.Incremental == nil {
+		t.Errorf("%s: not an incremental run, want %+v", step, want)
+	} else if *res.Incremental != want {
+		t.Errorf("%s: incremental %+v, want %+v", step, *res.Incremental, want)
 	}
 	if o := gotOpened.Swap(0); o != opened {
 		t.Errorf("%s: %d log files opened, want %d", step, o, opened)
@@ -101,20 +107,21 @@ func TestIncrementalIngestMatchesFull(t *testing.T) {
 	os.WriteFile(filepath.Join(fx, "missing-member.eval"), testutil.WithoutMember(t, b, "samples/3_epoch_2.json"), 0o644)
 	os.WriteFile(filepath.Join(fx, "broken.eval"), []byte("PK\x03\x04 not a zip"), 0o644)
 	ds := t.TempDir()
-	opened, hashed := domain.CountReads(t)
+	opened, hashed := ingest.CountReads(t)
 
-	out := reingest(t, logs, ds, false, false)
-	if strings.Contains(out, "incremental:") {
-		t.Errorf("first ingest into a new dataset reports an incremental run:\n%s", out)
+	res := reingest(t, logs, ds, false, false)
+	if res.Incremental != nil {
+		t.Errorf("first ingest into a new dataset is an incremental run: %+v", *res.Incremental)
 	}
 	n := opened.Swap(0)
 	hashed.Swap(0)
 	sameAsFull(t, "first ingest", logs, ds, false, opened, hashed)
 
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "unchanged", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0", n-1), 1, 0, opened, hashed)
-	if !strings.Contains(out, "nothing changed") {
-		t.Errorf("unchanged: summary lacks \"nothing changed\":\n%s", out)
+	m := int(n)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "unchanged", res, ingest.Incremental{New: 1, Unchanged: m - 1}, 1, 0, opened, hashed)
+	if res.Committed {
+		t.Error("unchanged: the run committed, want nothing changed")
 	}
 	if r := testutil.Query(t, ds, "SELECT count(*) FROM ingest_errors WHERE path LIKE '%missing-member.eval' AND member = 'samples/3_epoch_2.json'"); r[0][0] != "1" {
 		t.Errorf("the missing member's ingest_errors row is not kept: %v", r)
@@ -125,8 +132,8 @@ func TestIncrementalIngestMatchesFull(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(fx, "string-ids.json"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "touched", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0; 1 with a new size or time settled by content hash", n-1), 1, 1, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "touched", res, ingest.Incremental{New: 1, Unchanged: m - 1, Hashed: 1}, 1, 1, opened, hashed)
 	if r := testutil.Query(t, ds, "SELECT epoch_us(modified) FROM logs WHERE path LIKE '%string-ids.json'"); r[0][0] != fmt.Sprint(later.UnixMicro()) {
 		t.Errorf("touched: logs.modified is %v, want %d", r, later.UnixMicro())
 	}
@@ -135,8 +142,8 @@ func TestIncrementalIngestMatchesFull(t *testing.T) {
 	testutil.CopyFile(t, held, newer)
 	mt := time.Unix(0, 1796119368962674116) // MTIMES.tsv
 	os.Chtimes(newer, mt, mt)
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "retry added", out, fmt.Sprintf("new 2, changed 0, unchanged %d, removed 0", n-1), 2, 0, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "retry added", res, ingest.Incremental{New: 2, Unchanged: m - 1}, 2, 0, opened, hashed)
 	r := testutil.Query(t, ds, "SELECT o.set_status, o.superseded_reason, o.superseded_by = nw.log_id FROM logs o, logs nw WHERE o.path = ? AND nw.path = ?", older, newer)
 	if len(r) != 1 || strings.Join(r[0], ",") != "superseded,retried,true" {
 		t.Errorf("retry added: the kept older attempt is %v, want superseded,retried by the new one", r)
@@ -148,28 +155,28 @@ func TestIncrementalIngestMatchesFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(fx, "epochs.eval"), b, 0o644)
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "rewritten", out, fmt.Sprintf("new 1, changed 1, unchanged %d, removed 0; 1 with a new size or time settled by content hash", n-1), 2, 1, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "rewritten", res, ingest.Incremental{New: 1, Changed: 1, Unchanged: m - 1, Hashed: 1}, 2, 1, opened, hashed)
 	sameAsFull(t, "rewritten", logs, ds, false, opened, hashed)
 
 	os.Remove(filepath.Join(fx, "zstd-basic.eval"))
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "removed", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 1", n-1), 1, 0, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "removed", res, ingest.Incremental{New: 1, Unchanged: m - 1, Removed: 1}, 1, 0, opened, hashed)
 	if r := testutil.Query(t, ds, "SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE path LIKE '%zstd-basic.eval'"); r[0][0] != "0" {
 		t.Errorf("removed: %s replies of the removed log remain", r[0][0])
 	}
 	sameAsFull(t, "removed", logs, ds, false, opened, hashed)
 
 	os.Remove(newer)
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "retry removed", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 1", n-2), 1, 0, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "retry removed", res, ingest.Incremental{New: 1, Unchanged: m - 2, Removed: 1}, 1, 0, opened, hashed)
 	if r := testutil.Query(t, ds, "SELECT set_status FROM logs WHERE path = ?", older); len(r) != 1 || r[0][0] != "counted" {
 		t.Errorf("retry removed: the older attempt is %v, want counted again", r)
 	}
 	sameAsFull(t, "retry removed", logs, ds, false, opened, hashed)
 
-	out = reingest(t, logs, ds, false, true)
-	expect(t, "--all-attempts", out, fmt.Sprintf("new 1, changed 0, unchanged %d, removed 0", n-2), 1, 0, opened, hashed)
+	res = reingest(t, logs, ds, false, true)
+	expect(t, "--all-attempts", res, ingest.Incremental{New: 1, Unchanged: m - 2}, 1, 0, opened, hashed)
 	if r := testutil.Query(t, ds, "SELECT count(*) FROM logs WHERE set_status <> 'counted'"); r[0][0] != "0" {
 		t.Errorf("--all-attempts: %s logs not counted", r[0][0])
 	}
@@ -186,7 +193,7 @@ func TestIncrementalUnchangedReadsNothing(t *testing.T) {
 		testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", f), filepath.Join(logs, f))
 	}
 	ds := t.TempDir()
-	opened, hashed := domain.CountReads(t)
+	opened, hashed := ingest.CountReads(t)
 	reingest(t, logs, ds, false, false)
 	if o := opened.Swap(0); o != 4 {
 		t.Fatalf("first ingest opened %d logs, want 4", o)
@@ -195,8 +202,8 @@ func TestIncrementalUnchangedReadsNothing(t *testing.T) {
 	plant(t, ds, "headlines")
 	gen := currentGen(t, ds)
 
-	out := reingest(t, logs, ds, false, false)
-	expect(t, "unchanged", out, "new 0, changed 0, unchanged 4, removed 0 ", 0, 0, opened, hashed)
+	res := reingest(t, logs, ds, false, false)
+	expect(t, "unchanged", res, ingest.Incremental{Unchanged: 4}, 0, 0, opened, hashed)
 	if g := currentGen(t, ds); g != gen {
 		t.Errorf("unchanged: the dataset switched generation (%s -> %s)", gen, g)
 	}
@@ -206,25 +213,25 @@ func TestIncrementalUnchangedReadsNothing(t *testing.T) {
 
 	later := time.Now().Add(time.Minute)
 	os.Chtimes(filepath.Join(logs, "epochs.eval"), later, later)
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "touched", out, "new 0, changed 0, unchanged 4, removed 0; 1 with a new size or time", 0, 1, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "touched", res, ingest.Incremental{Unchanged: 4, Hashed: 1}, 0, 1, opened, hashed)
 	if !store.HasTable(ds, "headlines") {
 		t.Error("touched: a later stage's table was removed, though no row changed")
 	}
 
 	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "reasoning.eval"), filepath.Join(logs, "reasoning.eval"))
-	out = reingest(t, logs, ds, false, false)
-	expect(t, "added", out, "new 1, changed 0, unchanged 4, removed 0 ", 1, 0, opened, hashed)
+	res = reingest(t, logs, ds, false, false)
+	expect(t, "added", res, ingest.Incremental{New: 1, Unchanged: 4}, 1, 0, opened, hashed)
 	if store.HasTable(ds, "headlines") {
 		t.Error("added: the later stage's table computed without the new log survived")
 	}
-	if !strings.Contains(out, "removed the tables computed from the old rows (headlines)") {
-		t.Errorf("added: summary does not name the removed tables:\n%s", out)
+	if !res.Committed || !slices.Equal(res.Dropped, []string{"headlines"}) {
+		t.Errorf("added: committed %v, removed tables %v, want the tables computed from the old rows (headlines)", res.Committed, res.Dropped)
 	}
 
-	out = reingest(t, logs, ds, true, false)
-	if strings.Contains(out, "incremental:") || opened.Swap(0) != 5 {
-		t.Errorf("--full did not read every file:\n%s", out)
+	res = reingest(t, logs, ds, true, false)
+	if o := opened.Swap(0); res.Incremental != nil || o != 5 {
+		t.Errorf("--full did not read every file: incremental %+v, %d files opened", res.Incremental, o)
 	}
 }
 
@@ -310,9 +317,9 @@ func TestIncrementalCompactionMatchesFull(t *testing.T) {
 			os.Remove(name(3))
 		}
 		w := witness(t, ds)
-		out := reingest(t, logs, ds, false, false)
+		res := reingest(t, logs, ds, false, false)
 		w.Check(t, step)
-		compacted := compactedTables(t, out)
+		compacted := compactedTables(res)
 		for _, table := range bigTables {
 			n := len(store.TableFiles(ds, table))
 			if n > store.MaxSmallParts {
@@ -339,15 +346,10 @@ func TestIncrementalCompactionMatchesFull(t *testing.T) {
 
 	plant(t, ds, "later_stage") // not a table of schema/: DuckDB views read it as it is
 	w := witness(t, ds)
-	var stdout, stderr bytes.Buffer
-	err := ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: ds, Workers: 2, Progress: "never", Compact: true}, &stdout, &stderr)
-	var partial *cliutil.PartialError
-	if err != nil && !errors.As(err, &partial) {
-		t.Fatalf("ingest --compact: %v\n%s", err, stderr.String())
-	}
+	res := ingestOK(t, ingest.Config{Paths: []string{logs}, Out: ds, Workers: 2, Compact: true})
 	w.Check(t, "--compact")
-	if c := compactedTables(t, stdout.String()); len(c) != len(bigTables) {
-		t.Errorf("--compact compacted %v, want every big table:\n%s", c, stdout.String())
+	if c := compactedTables(res); len(c) != len(bigTables) {
+		t.Errorf("--compact compacted %v, want every big table: %+v", c, res.Compacted)
 	}
 	if !store.HasTable(ds, "later_stage") {
 		t.Error("--compact removed a later stage's table, though no row changed")
@@ -359,28 +361,17 @@ func TestIncrementalCompactionMatchesFull(t *testing.T) {
 	}
 	sameAsFull(t, "--compact", logs, ds, false)
 
-	out := reingest(t, logs, ds, false, false)
-	if !strings.Contains(out, "nothing changed") || strings.Contains(out, "compacted") {
-		t.Errorf("unchanged after --compact: want nothing changed and nothing compacted:\n%s", out)
+	res = reingest(t, logs, ds, false, false)
+	if res.Committed || len(res.Compacted) > 0 {
+		t.Errorf("unchanged after --compact: committed %v, compacted %+v; want nothing changed and nothing compacted", res.Committed, res.Compacted)
 	}
 }
 
-// compactedTables reads the tables the summary's compaction line names.
-func compactedTables(t *testing.T, out string) map[string]bool {
-	t.Helper()
+// compactedTables names the tables a run compacted.
+func compactedTables(res *ingest.Result) map[string]bool {
 	got := map[string]bool{}
-	for _, line := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(line, "compacted ") {
-			continue
-		}
-		_, list, ok := strings.Cut(line, "(")
-		if !ok {
-			t.Fatalf("compaction line %q names no table", line)
-		}
-		list, _, _ = strings.Cut(list, ")")
-		for _, part := range strings.Split(list, ", ") {
-			got[strings.Fields(part)[0]] = true
-		}
+	for _, c := range res.Compacted {
+		got[c.Table] = true
 	}
 	return got
 }
@@ -413,18 +404,4 @@ func witness(t *testing.T, ds string) testutil.Witness {
 		t.Fatal(err)
 	}
 	return testutil.NewWitness(t, cur)
-}
-
-// The help text states the compaction threshold the code applies.
-func TestHelpStatesCompactionThreshold(t *testing.T) {
-	help := strings.Join(strings.Fields(ingest.Command().Description), " ")
-	rows := fmt.Sprint(store.RowsPerFile)
-	for i := len(rows) - 3; i > 0; i -= 3 {
-		rows = rows[:i] + "," + rows[i:]
-	}
-	for _, want := range []string{fmt.Sprintf("more than %d part files", store.MaxSmallParts), "fewer than " + rows + " rows"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("ingest help does not say %q", want)
-		}
-	}
 }

@@ -44,7 +44,7 @@ func runDifftest(t *testing.T, unreadable bool, args []string, paths ...string) 
 	if _, err := os.Stat(python); err != nil {
 		t.Fatalf("the differential test needs the pinned inspect_ai in .venv (run `make venv`): %v", err)
 	}
-	dir, stdout, stderr, err := runIngest(t, paths...)
+	dir, res, stderr, err := runIngest(t, paths...)
 	var partial *cliutil.PartialError
 	if err != nil && !(unreadable && errors.As(err, &partial)) {
 		t.Fatalf("ingest: %v\n%s", err, stderr)
@@ -62,14 +62,10 @@ func runDifftest(t *testing.T, unreadable bool, args []string, paths ...string) 
 	           'total_time', r.total_time, 'working_time', r.working_time)::VARCHAR
 	  FROM replies r JOIN logs l USING (log_id) LEFT JOIN calls c USING (log_id, sample_id, epoch)`)
 	jsonLines(t, dir, filepath.Join(tmp, "errors.jsonl"), `SELECT json_object('path', path, 'member', member, 'error', error)::VARCHAR FROM ingest_errors`)
-	// The files ingest skipped as no logs, from its summary.
+	// The files ingest skipped as no logs.
 	var skipped []string
-	for _, line := range strings.Split(stdout, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "skipped "); ok {
-			if i := strings.Index(rest, ": "); i > 0 {
-				skipped = append(skipped, rest[:i])
-			}
-		}
+	for _, sk := range res.SkippedFiles {
+		skipped = append(skipped, sk.Path)
 	}
 	os.WriteFile(filepath.Join(tmp, "skipped.txt"), []byte(strings.Join(skipped, "\n")+"\n"), 0o644)
 	script := append([]string{testutil.Path(t, "scripts", "difftest", "difftest.py"), filepath.Join(tmp, "rows.jsonl"),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/evallog"
-	domain "empties/internal/ingest"
+	"empties/internal/ingest"
 	"empties/internal/objstore/s3test"
 	"empties/internal/testutil"
 )
@@ -37,7 +36,7 @@ func TestS3IngestMatchesDisk(t *testing.T) {
 	local := t.TempDir()
 	srv.Download(t, "logs", "study/", local)
 
-	s3dir, s3out, stderr, err := runIngest(t, "s3://logs/study/")
+	s3dir, s3res, stderr, err := runIngest(t, "s3://logs/study/")
 	if err != nil {
 		t.Fatalf("ingest s3://logs/study/: %v\n%s", err, stderr)
 	}
@@ -45,8 +44,8 @@ func TestS3IngestMatchesDisk(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ingest of the downloaded copy: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(s3out, "skipped s3://logs/study/notes.json: a .json file that is not an Inspect log") {
-		t.Errorf("the summary does not name the skipped notes.json:\n%s", s3out)
+	if want := (ingest.Skipped{Path: "s3://logs/study/notes.json", Reason: "a .json file that is not an Inspect log"}); !skippedAs(s3res.SkippedFiles, want) {
+		t.Errorf("the skipped files %+v do not name notes.json", s3res.SkippedFiles)
 	}
 
 	// Each object read is fetched about once: an .eval's hash comes from
@@ -60,16 +59,13 @@ func TestS3IngestMatchesDisk(t *testing.T) {
 		}
 		return err
 	})
-	var fetchedMB float64
-	var gets int
-	if i := strings.Index(s3out, "fetched "); i < 0 {
-		t.Errorf("the summary does not say what was fetched:\n%s", s3out)
-	} else if _, err := fmt.Sscanf(s3out[i:], "fetched %f MB from object storage in %d GETs", &fetchedMB, &gets); err != nil {
-		t.Errorf("the summary's fetched line: %v\n%s", err, s3out)
+	fetched := s3res.Fetched
+	t.Logf("fetched %d bytes in %d GETs for %d bytes of objects", fetched.Bytes, fetched.Requests, stored)
+	if fetched.Requests == 0 {
+		t.Errorf("the result says nothing was fetched: %+v", fetched)
 	}
-	t.Logf("fetched %.1f MB in %d GETs for %.1f MB of objects", fetchedMB, gets, float64(stored)/1e6)
-	if fetchedMB > 1.1*float64(stored)/1e6+0.05 { // the summary rounds to 0.1 MB
-		t.Errorf("fetched %.1f MB for %.1f MB of objects; want each byte about once", fetchedMB, float64(stored)/1e6)
+	if float64(fetched.Bytes) > 1.1*float64(stored) {
+		t.Errorf("fetched %d bytes for %d bytes of objects; want each byte about once", fetched.Bytes, stored)
 	}
 
 	paths := testutil.Query(t, s3dir, "SELECT path FROM logs ORDER BY path")
@@ -220,7 +216,7 @@ func TestS3IncrementalByETag(t *testing.T) {
 	srv.Inspect(t, "copy", "s3://logs/inc/", src)
 	const url = "s3://logs/inc/"
 	ds := t.TempDir()
-	opened, hashed := domain.CountReads(t)
+	opened, hashed := ingest.CountReads(t)
 
 	reingest(t, url, ds, false, false)
 	if n := opened.Swap(0); n != 3 {
@@ -230,8 +226,8 @@ func TestS3IncrementalByETag(t *testing.T) {
 		t.Errorf("%s logs rows of objects have no etag", rows[0][0])
 	}
 
-	out := reingest(t, url, ds, false, false)
-	expect(t, "unchanged", out, "new 0, changed 0, unchanged 3, removed 0", 0, 0, opened, hashed)
+	res := reingest(t, url, ds, false, false)
+	expect(t, "unchanged", res, ingest.Incremental{Unchanged: 3}, 0, 0, opened, hashed)
 
 	other, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "attachments.eval"))
 	if err != nil {
@@ -244,8 +240,8 @@ func TestS3IncrementalByETag(t *testing.T) {
 		}
 	}
 	put("inc/epochs.eval", other)
-	out = reingest(t, url, ds, false, false)
-	expect(t, "overwritten", out, "new 0, changed 1, unchanged 2, removed 0", 1, 0, opened, hashed)
+	res = reingest(t, url, ds, false, false)
+	expect(t, "overwritten", res, ingest.Incremental{Changed: 1, Unchanged: 2}, 1, 0, opened, hashed)
 	sameAsFull(t, "overwritten", url, ds, false, opened, hashed)
 
 	// The same size, other bytes: only the ETag tells.
@@ -258,15 +254,15 @@ func TestS3IncrementalByETag(t *testing.T) {
 		t.Fatal("string-ids.json no longer holds the input this test edits")
 	}
 	put("inc/string-ids.json", same)
-	out = reingest(t, url, ds, false, false)
-	expect(t, "same size", out, "new 0, changed 1, unchanged 2, removed 0", 1, 0, opened, hashed)
+	res = reingest(t, url, ds, false, false)
+	expect(t, "same size", res, ingest.Incremental{Changed: 1, Unchanged: 2}, 1, 0, opened, hashed)
 	sameAsFull(t, "same size", url, ds, false, opened, hashed)
 
 	bucket, key := "logs", "inc/zstd-basic.eval"
 	if _, err := srv.Client().DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &bucket, Key: &key}); err != nil {
 		t.Fatal(err)
 	}
-	out = reingest(t, url, ds, false, false)
-	expect(t, "deleted", out, "new 0, changed 0, unchanged 2, removed 1", 0, 0, opened, hashed)
+	res = reingest(t, url, ds, false, false)
+	expect(t, "deleted", res, ingest.Incremental{Unchanged: 2, Removed: 1}, 0, 0, opened, hashed)
 	sameAsFull(t, "deleted", url, ds, false, opened, hashed)
 }

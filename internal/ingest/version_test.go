@@ -2,7 +2,6 @@ package ingest_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"flag"
@@ -14,13 +13,12 @@ import (
 	"testing"
 
 	"empties/internal/duck"
-	domain "empties/internal/ingest"
+	"empties/internal/ingest"
 	"empties/internal/sqlfmt"
 	"empties/internal/testutil"
-	"empties/stages/ingest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/rows.golden (only after bumping domain.ExtractVersion)")
+var update = flag.Bool("update", false, "rewrite testdata/rows.golden (only after bumping ingest.ExtractVersion)")
 
 const rowsGolden = "testdata/rows.golden"
 
@@ -42,11 +40,11 @@ func TestRowsGolden(t *testing.T) {
 			lines = append(lines, name+"\t"+l)
 		}
 	}
-	version := domain.IngestVersion()
+	version := ingest.IngestVersion()
 	got := "ingest_version\t" + version + "\n" + strings.Join(lines, "\n") + "\n"
 	b, err := os.ReadFile(rowsGolden)
 	if err != nil && !*update {
-		t.Fatalf("%v (run `go test ./stages/ingest -run TestRowsGolden -update` to record it)", err)
+		t.Fatalf("%v (run `go test ./internal/ingest -run TestRowsGolden -update` to record it)", err)
 	}
 	want := string(b)
 	wantVersion, _, _ := strings.Cut(strings.TrimPrefix(want, "ingest_version\t"), "\n")
@@ -63,9 +61,9 @@ func TestRowsGolden(t *testing.T) {
 		return
 	}
 	if wantVersion == version {
-		t.Errorf("the rows ingest makes from the corpora changed, but logs.ingest_version did not (%s), so an incremental ingest would keep the old rows of every unchanged log.\nIf the change is deliberate, bump ExtractVersion in internal/ingest/version.go and run `go test ./stages/ingest -run TestRowsGolden -update`.\nChanged sums:\n%s", version, diffLines(want, got))
+		t.Errorf("the rows ingest makes from the corpora changed, but logs.ingest_version did not (%s), so an incremental ingest would keep the old rows of every unchanged log.\nIf the change is deliberate, bump ExtractVersion in internal/ingest/version.go and run `go test ./internal/ingest -run TestRowsGolden -update`.\nChanged sums:\n%s", version, diffLines(want, got))
 	} else {
-		t.Errorf("ingest_version is %s, the golden's %s: run `go test ./stages/ingest -run TestRowsGolden -update` to record the rows of the new version.\nChanged sums:\n%s", version, wantVersion, diffLines(want, got))
+		t.Errorf("ingest_version is %s, the golden's %s: run `go test ./internal/ingest -run TestRowsGolden -update` to record the rows of the new version.\nChanged sums:\n%s", version, wantVersion, diffLines(want, got))
 	}
 }
 
@@ -80,8 +78,7 @@ func rowSums(t *testing.T, logs string) []string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "ds")
-	var stdout, stderr bytes.Buffer
-	err = ingest.Run(context.Background(), ingest.Options{Paths: []string{root}, Out: out, Progress: "never"}, &stdout, &stderr)
+	err = ingest.Build(context.Background(), ingest.Config{Paths: []string{root}, Out: out})
 	if err != nil && !strings.Contains(err.Error(), "could not be read") {
 		t.Logf("ingest %s: %v", logs, err) // unreadable files are rows of ingest_errors
 	}
@@ -164,19 +161,17 @@ func diffLines(want, got string) string {
 // classification rules and the extraction rules, nothing of the build, so a
 // binary built from another commit with the same rules reads no file again.
 func TestIngestVersionIsTheRules(t *testing.T) {
-	v := domain.IngestVersion()
-	if !strings.HasPrefix(v, "tables ") || !strings.HasSuffix(v, fmt.Sprintf(", extract %d", domain.ExtractVersion)) || strings.Contains(v, "build") {
+	v := ingest.IngestVersion()
+	if !strings.HasPrefix(v, "tables ") || !strings.HasSuffix(v, fmt.Sprintf(", extract %d", ingest.ExtractVersion)) || strings.Contains(v, "build") {
 		t.Errorf("ingest_version %q: want tables, rules and extract only", v)
 	}
 	logs := testutil.Path(t, "testdata", "logs")
 	out := filepath.Join(t.TempDir(), "ds")
-	var stdout, stderr bytes.Buffer
-	ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Progress: "never"}, &stdout, &stderr)
-	opened, hashed := domain.CountReads(t)
-	stdout.Reset()
-	ingest.Run(context.Background(), ingest.Options{Paths: []string{logs}, Out: out, Progress: "never"}, &stdout, &stderr)
+	ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: out})
+	opened, hashed := ingest.CountReads(t)
+	ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: out})
 	if opened.Load() != 0 || hashed.Load() != 0 {
-		t.Errorf("a second ingest with the same version opened %d and hashed %d files:\n%s", opened.Load(), hashed.Load(), stdout.String())
+		t.Errorf("a second ingest with the same version opened %d and hashed %d files", opened.Load(), hashed.Load())
 	}
 	for _, r := range testutil.Query(t, out, "SELECT DISTINCT ingest_version FROM logs") {
 		if r[0] != v {

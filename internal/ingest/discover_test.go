@@ -1,0 +1,80 @@
+package ingest_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"empties/internal/ingest"
+	"empties/internal/testutil"
+)
+
+// Files that are not regular (a FIFO, a socket, a device), found in a folder
+// or named, are skipped without being opened, and every skipped file is
+// named in the result with its reason (the command's summary prints them),
+// as are .json files that are not logs.
+func TestSkippedFilesAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.eval")
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(good, b, 0o644)
+	fifo := filepath.Join(dir, "stuck.eval")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "named.eval")
+	if err := syscall.Mkfifo(named, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A socket path must be short.
+	sockDir, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	sock := filepath.Join(sockDir, "x.eval")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Symlink(fifo, filepath.Join(dir, "link-to-fifo.eval"))
+	os.WriteFile(filepath.Join(dir, "notes.json"), []byte(`{"hello": 1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+
+	res, log, err := ingestWith(t, ingest.Config{Paths: []string{dir, named, sockDir, "/dev/null"}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if res.Files != 1 || res.Failed != 0 || res.Skipped != 7 {
+		t.Errorf("files %d, failed %d, skipped %d; want 1 file read and 7 skipped", res.Files, res.Failed, res.Skipped)
+	}
+	for _, want := range []ingest.Skipped{
+		{fifo, "not a regular file (a named pipe)"},
+		{filepath.Join(dir, "link-to-fifo.eval"), "not a regular file (a named pipe)"},
+		{named, "not a regular file (a named pipe)"},
+		{sock, "not a regular file (a socket)"},
+		{"/dev/null", "not a regular file (a character device)"},
+		{filepath.Join(dir, "notes.json"), "a .json file that is not an Inspect log"},
+		{filepath.Join(dir, "empty.json"), "an empty .json file"},
+	} {
+		if !skippedAs(res.SkippedFiles, want) {
+			t.Errorf("skipped files lack %+v: %+v", want, res.SkippedFiles)
+		}
+	}
+}
+
+// skippedAs reports whether skipped names want.Path with a reason that
+// begins as want.Reason does.
+func skippedAs(skipped []ingest.Skipped, want ingest.Skipped) bool {
+	return slices.ContainsFunc(skipped, func(s ingest.Skipped) bool {
+		return s.Path == want.Path && strings.HasPrefix(s.Reason, want.Reason)
+	})
+}
