@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	isample "empties/internal/sample"
 	"empties/internal/testutil"
 	"empties/stages/sample"
 )
@@ -51,36 +52,20 @@ func draw(t *testing.T, data, out string, seed int64, per int) []sample.Item {
 	return items
 }
 
-func TestSampleIsDeterministicAndCapped(t *testing.T) {
-	data := ingestFixtures(t)
-	a := draw(t, data, t.TempDir(), 3, 2)
-	b := draw(t, data, t.TempDir(), 3, 2)
-	if len(a) == 0 || !equalDraw(a, b) {
-		t.Fatalf("same seed gave different draws:\n%v\n%v", keys(a), keys(b))
-	}
-	perClass := map[string]int{}
-	for _, it := range a {
-		perClass[it.Class]++
-		if it.RuleText == "" || !strings.HasPrefix(it.ClassRule, strings.SplitN(it.ClassRule, ".", 2)[0]) {
-			t.Errorf("item without its rule: %+v", it)
-		}
-	}
-	for c, n := range perClass {
-		if n > 2 {
-			t.Errorf("class %s: %d items, cap 2", c, n)
-		}
-	}
-	// answer has many replies; another seed draws another pair.
-	c := draw(t, data, t.TempDir(), 4, 2)
-	if equalDraw(a, c) {
-		t.Errorf("seeds 3 and 4 drew the same set")
-	}
-}
-
 func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 	data := ingestFixtures(t)
 	out := t.TempDir()
 	items := draw(t, data, out, 5, 50)
+	// The JSONL holds the draw, in its order.
+	d, err := isample.Select(context.Background(), data, isample.Options{PerClass: 50, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(items)
+	want, _ := json.Marshal(d.Items)
+	if len(items) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("the JSONL holds %d items, the draw %d, or they differ", len(items), len(d.Items))
+	}
 	page, err := os.ReadFile(filepath.Join(out, "review-seed5.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,54 +99,5 @@ func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte("&lt;think&gt;")) {
 		t.Errorf("the unterminated-think reply is missing from the page")
-	}
-}
-
-func equalDraw(a, b []sample.Item) bool {
-	return strings.Join(keys(a), "|") == strings.Join(keys(b), "|")
-}
-
-func keys(items []sample.Item) []string {
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Class+"/"+it.LogSHA256[:8]+"/"+it.SampleID)
-	}
-	return out
-}
-
-// Replies of superseded logs (an older attempt, a crashed log beside its
-// recovered copy, merged shards) are not drawn; a dataset ingested with
-// --all-attempts draws from every file.
-func TestSampleLeavesOutSupersededLogs(t *testing.T) {
-	study := testutil.LogSetStudy(t)
-	counted, every := t.TempDir(), t.TempDir()
-	for _, c := range []struct {
-		dir string
-		all bool
-	}{{counted, false}, {every, true}} {
-		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: c.dir, AllAttempts: c.all}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	superseded := map[string]bool{}
-	for _, r := range testutil.Query(t, counted, "SELECT path FROM logs WHERE set_status = 'superseded'") {
-		superseded[r[0]] = true
-	}
-	if len(superseded) == 0 {
-		t.Fatal("the log-set study has no superseded log")
-	}
-	items := draw(t, counted, t.TempDir(), 1, 1000)
-	for _, it := range items {
-		if superseded[it.LogPath] {
-			t.Errorf("drew %s %s from superseded %s", it.SampleID, it.Member, it.LogPath)
-		}
-	}
-	want := testutil.Query(t, counted, "SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE set_status = 'counted'")[0][0]
-	if strconv.Itoa(len(items)) != want {
-		t.Errorf("drew %d replies, the counted logs hold %s", len(items), want)
-	}
-	all := draw(t, every, t.TempDir(), 1, 1000)
-	if n := testutil.Query(t, every, "SELECT count(*) FROM replies")[0][0]; strconv.Itoa(len(all)) != n || len(all) <= len(items) {
-		t.Errorf("--all-attempts: drew %d replies of %s (counted only: %d)", len(all), n, len(items))
 	}
 }

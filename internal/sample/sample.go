@@ -1,78 +1,25 @@
 // Package sample draws the hand-check sets the pre-registration requires (50
 // replies per class checked against their raw fields, 10 per class
-// spot-checked): a JSONL file with every raw field a rule reads, and one
-// self-contained HTML page to read in a browser. The same data and seed give
+// spot-checked; `empties sample`, stages/sample, writes them): per class,
+// the replies of lowest rank by a hash of the seed and each reply's
+// identity, with every raw field a rule reads. The same data and seed give
 // the same selection, whatever the order of the rows or where the logs live.
 package sample
 
 import (
-	"bufio"
 	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"io"
-	"path/filepath"
 	"sort"
-	"strconv"
-
-	json "github.com/goccy/go-json"
-	"github.com/urfave/cli/v3"
 
 	"empties/internal/classify"
 	"empties/internal/cliutil"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
-
-	"empties/internal/guard"
 )
-
-// Options configure a draw.
-type Options struct {
-	Data     string
-	Out      string // folder for the files; default DATA/review
-	PerClass int
-	Seed     int64
-	Classes  []string // only these classes (default all)
-}
-
-// Command returns the `sample` subcommand.
-func Command() *cli.Command {
-	return &cli.Command{
-		Name:  "sample",
-		Usage: "draw replies per class for checking the classifier by hand",
-		Description: `Draws up to --per-class replies of every class (the seed's validation: 50
-per class against their raw fields, 10 per class spot-checked) and writes
-
-   OUT/review-seed<N>.jsonl   one reply per line: class, rule, every raw field a rule reads
-   OUT/review-seed<N>.html    the same, one self-contained page for a browser
-
-Replies of superseded logs (an older attempt, a crashed log beside its
-recovered copy, shards beside their merged log: logs.set_status) are not
-drawn, as no measure counts them; a dataset ingested with --all-attempts
-counts, and draws from, every file.
-
-The draw ranks replies by a hash of the seed and the reply's log content
-hash, sample id and epoch, so the same data and seed give the same set.
-
-Examples:
-   empties sample --per-class 50 --seed 1 --data data/study
-   empties sample --per-class 10 --seed 2 --data data/study --class filtered --class error_text`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-			&cli.StringFlag{Name: "out", Usage: "folder for the review files (default DATA/review)"},
-			&cli.IntFlag{Name: "per-class", Value: 50, Usage: "replies per class"},
-			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the draw"},
-			&cli.StringSliceFlag{Name: "class", Usage: "only this class (repeatable)"},
-		},
-		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out"), PerClass: c.Int("per-class"),
-				Seed: c.Int64("seed"), Classes: c.StringSlice("class")}, c.Root().Writer)
-		},
-	}
-}
 
 // Item is one reply of the review set: everything a reviewer needs to check
 // the class against the raw fields.
@@ -119,51 +66,61 @@ type Item struct {
 	rank uint64
 }
 
-// Run draws the set and writes the files.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
+// Options configure a draw.
+type Options struct {
+	PerClass int      // replies per class, at most
+	Seed     int64    // seed of the draw
+	Classes  []string // only these classes (default all)
+}
+
+// Draw is a drawn set: the items, class by class in the classifier's order
+// and by rank within a class, and what they were drawn from.
+type Draw struct {
+	Items      []Item
+	Totals     map[string]int64 // replies per class of the counted logs
+	Superseded int64            // replies of superseded logs, not drawn
+}
+
+// Drawn is the number of items of class c.
+func (d Draw) Drawn(c string) int {
+	n := 0
+	for _, it := range d.Items {
+		if it.Class == c {
+			n++
+		}
+	}
+	return n
+}
+
+// Select draws up to opts.PerClass replies of every class (or of
+// opts.Classes) from the dataset at data: the replies of lowest rank
+// (rankOf), leaving out those of superseded logs. Both tables are read
+// from one generation.
+func Select(ctx context.Context, data string, opts Options) (Draw, error) {
 	if opts.PerClass <= 0 {
-		return cliutil.Usagef("sample: --per-class must be positive")
+		return Draw{}, fmt.Errorf("sample: %d replies per class: must be positive", opts.PerClass)
 	}
-	if err := store.CheckReadable("sample", opts.Data); err != nil {
-		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("sample: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
-	}
-	out := opts.Out
-	if out == "" {
-		out = filepath.Join(opts.Data, "review")
-	}
-	// The review folder holds empties' review files only (one pair per
-	// seed); checked before the draw.
-	folder, err := guard.OpenFolder(out, "sample", guard.Rules{})
-	if err != nil {
-		return err
-	}
-	defer folder.Close()
 	only := map[string]bool{}
 	for _, c := range opts.Classes {
 		if !knownClass(c) {
-			return cliutil.Usagef("sample: unknown class %q", c)
+			return Draw{}, cliutil.Usagef("sample: unknown class %q", c)
 		}
 		only[c] = true
 	}
-	data := opts.Data // both tables from one generation, resolved once
-	if cur, err := store.Current(opts.Data); err == nil && cur != "" {
+	if cur, err := store.Current(data); err == nil && cur != "" {
 		data = cur
 	}
 	logs := map[string]schema.Log{}
 	if err := store.Scan(data, "logs", func(l *schema.Log) error { logs[l.LogID] = *l; return nil }); err != nil {
-		return err
+		return Draw{}, err
 	}
 	rules := map[string]string{}
 	for _, r := range classify.OrderedRules() {
 		rules[r.ID+"@"+classify.Version] = r.Seed
 	}
 	tops := map[string]*topK{}
-	totals := map[string]int64{}
-	var superseded int64
-	err = store.Scan(data, "replies", func(r *schema.Reply) error {
+	d := Draw{Totals: map[string]int64{}}
+	err := store.Scan(data, "replies", func(r *schema.Reply) error {
 		if len(only) > 0 && !only[r.Class] {
 			return nil
 		}
@@ -172,10 +129,10 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		// set): counted by no measure, as the analysis views leave them
 		// out, and not drawn. Ingest --all-attempts counts every file.
 		if l.SetStatus == logset.Superseded {
-			superseded++
+			d.Superseded++
 			return nil
 		}
-		totals[r.Class]++
+		d.Totals[r.Class]++
 		rank := rankOf(opts.Seed, l.SHA256, r.SampleID, r.Epoch)
 		t := tops[r.Class]
 		if t == nil {
@@ -189,41 +146,18 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return ctx.Err()
 	})
 	if err != nil {
-		return err
+		return Draw{}, err
 	}
-	var items []Item
-	for _, c := range classOrder() {
+	for _, c := range ClassOrder() {
 		if t := tops[c]; t != nil {
-			got := t.sorted()
-			items = append(items, got...)
+			d.Items = append(d.Items, t.sorted()...)
 		}
 	}
-	name := "review-seed" + strconv.FormatInt(opts.Seed, 10)
-	if err := writeFile(filepath.Join(folder.Dir(), name+".jsonl"), func(w io.Writer) error { return writeJSONL(w, items) }); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(folder.Dir(), name+".html"), func(w io.Writer) error { return writeHTML(w, items, totals, opts) }); err != nil {
-		return err
-	}
-	if err := folder.Merge(); err != nil {
-		return err
-	}
-	base := filepath.Join(out, name)
-	fmt.Fprintf(w, "drew %d replies (seed %d, up to %d per class):\n", len(items), opts.Seed, opts.PerClass)
-	for _, c := range classOrder() {
-		if t := tops[c]; t != nil {
-			fmt.Fprintf(w, "  %-16s %4d of %d\n", c, len(t.items), totals[c])
-		}
-	}
-	if superseded > 0 {
-		fmt.Fprintf(w, "left out %d replies of superseded logs (logs.set_status; ingest --all-attempts counts every file)\n", superseded)
-	}
-	fmt.Fprintf(w, "wrote %s.jsonl and %s.html\n", base, base)
-	return nil
+	return d, nil
 }
 
 func knownClass(c string) bool {
-	for _, k := range classOrder() {
+	for _, k := range ClassOrder() {
 		if k == c {
 			return true
 		}
@@ -231,7 +165,9 @@ func knownClass(c string) bool {
 	return false
 }
 
-func classOrder() []string {
+// ClassOrder is the reply classes in the classifier's first-match order,
+// the order of a draw.
+func ClassOrder() []string {
 	var out []string
 	for _, r := range classify.OrderedRules() {
 		if len(out) == 0 || out[len(out)-1] != r.Class {
@@ -300,34 +236,4 @@ func (h *rankHeap) Pop() any {
 	it := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return it
-}
-
-func writeJSONL(w io.Writer, items []Item) error {
-	for _, it := range items {
-		b, err := json.Marshal(it)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeFile writes a new file of the review folder's temporary folder.
-func writeFile(p string, fill func(io.Writer) error) error {
-	f, err := guard.Create(p)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
