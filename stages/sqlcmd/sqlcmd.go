@@ -1,19 +1,19 @@
-// Package sqlcmd runs ad-hoc SQL over a dataset's tables (`empties sql`).
+// Package sqlcmd runs ad-hoc SQL over a dataset's tables (`empties sql`):
+// the dataset opened read-only and each statement through the one gate
+// (duck.OpenReader, internal/duck/readonly.go, shared with serve's SQL box),
+// the rows printed as a table (table.go) or written by DuckDB's own CSV,
+// JSON and Parquet writers.
 package sqlcmd
 
 import (
-	"bufio"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
@@ -123,28 +123,15 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		}
 		defer out.Close()
 	}
-	db, tables, err := duck.OpenDataset(ctx, opts.Data)
+	db, err := duck.OpenReader(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if len(tables) == 0 {
+	if len(db.Tables) == 0 {
 		return cliutil.Usagef("sql: %s holds no tables; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	tmp, err := os.MkdirTemp("", "empties-sql-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := duck.LockReader(ctx, conn, tmp, opts.Data); err != nil {
-		return err
-	}
-	stmt, err := duck.CheckRead(ctx, conn, opts.Query)
+	stmt, err := db.Check(ctx, opts.Query)
 	var refused *duck.Refused
 	if errors.As(err, &refused) {
 		return cliutil.Usagef("sql: refused, nothing ran: %v. empties sql only reads: one SELECT (FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE) or an EXPLAIN of one; to save a result, add --format csv|json|parquet --output FILE", err)
@@ -156,9 +143,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	// the query end, instead of the signal killing the process.
 	signal.Ignore(syscall.SIGPIPE)
 	defer signal.Reset(syscall.SIGPIPE)
-	q := query{opts: opts, stmt: stmt}
+	q := query{opts: opts, stmt: stmt, db: db}
 	if out == nil {
-		err = q.write(ctx, conn, w)
+		err = q.write(ctx, w)
 		if duck.IsBrokenPipe(err) {
 			return nil
 		}
@@ -167,7 +154,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		}
 		return nil
 	}
-	if err := out.Write(opts.Output, func(fw io.Writer) error { return q.write(ctx, conn, fw) }); err != nil {
+	if err := out.Write(opts.Output, func(fw io.Writer) error { return q.write(ctx, fw) }); err != nil {
 		return fmt.Errorf("sql: %w", err)
 	}
 	return out.Commit()
@@ -177,23 +164,24 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 type query struct {
 	opts Options
 	stmt duck.Statement
+	db   *duck.Reader
 }
 
 // write prints the result in the chosen format.
-func (q query) write(ctx context.Context, conn *sql.Conn, w io.Writer) error {
+func (q query) write(ctx context.Context, w io.Writer) error {
 	if q.stmt.Kind == duck.Explain {
-		cols, rows, err := duck.ExplainRows(ctx, conn, q.opts.Query)
+		cols, rows, err := q.db.Explain(ctx, q.opts.Query)
 		if err != nil {
 			return err
 		}
 		return printRows(w, q.opts, cols, rows)
 	}
 	if q.opts.Format == "table" {
-		return duck.CopySelect(ctx, conn, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
+		return q.db.Copy(ctx, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
 			return printTable(w, q.opts.Width, csv.NewReader(r))
 		})
 	}
-	return duck.CopySelect(ctx, conn, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {
+	return q.db.Copy(ctx, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {
 		_, err := io.Copy(w, r)
 		return err
 	})
@@ -244,127 +232,4 @@ func printRows(w io.Writer, opts Options, cols []string, rows [][]any) error {
 		}
 	}
 	return nil
-}
-
-// printTable prints DuckDB's CSV (header first, NULL as NULL) as a table,
-// row by row.
-func printTable(w io.Writer, width int, cr *csv.Reader) error {
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	bw := bufio.NewWriterSize(w, 64<<10)
-	t := &table{w: bw, width: width}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			if err := t.close(); err != nil {
-				return err
-			}
-			return bw.Flush()
-		}
-		if err != nil {
-			return err
-		}
-		if err := t.add(rec); err != nil {
-			return err
-		}
-	}
-}
-
-// table prints rows as aligned columns: widths are taken from the header
-// and the first tableSample rows, held until then; later rows print as
-// they come (a longer cell pushes its row's later cells right).
-type table struct {
-	w       io.Writer
-	width   int
-	widths  []int
-	pending [][]string
-	rows    int
-	started bool
-}
-
-const tableSample = 1000
-
-func (t *table) cut(s string) string {
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	if t.width > 0 && utf8.RuneCountInString(s) > t.width {
-		r := []rune(s)
-		return string(r[:t.width-1]) + "…"
-	}
-	return s
-}
-
-// add takes the header (first) or a row.
-func (t *table) add(rec []string) error {
-	cells := make([]string, len(rec))
-	for i, v := range rec {
-		cells[i] = t.cut(v)
-	}
-	if t.started {
-		t.rows++
-		return t.line(cells)
-	}
-	if len(t.pending) > 0 {
-		t.rows++
-	}
-	t.pending = append(t.pending, cells)
-	if len(t.pending) > tableSample {
-		return t.flush()
-	}
-	return nil
-}
-
-// flush sizes the columns from what is held and prints it.
-func (t *table) flush() error {
-	t.started = true
-	for _, row := range t.pending {
-		for i, c := range row {
-			if i >= len(t.widths) {
-				t.widths = append(t.widths, 0)
-			}
-			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for k, row := range t.pending {
-		if err := t.line(row); err != nil {
-			return err
-		}
-		if k == 0 {
-			sep := make([]string, len(row))
-			for i := range sep {
-				sep[i] = strings.Repeat("-", t.widths[i])
-			}
-			if err := t.line(sep); err != nil {
-				return err
-			}
-		}
-	}
-	t.pending = nil
-	return nil
-}
-
-func (t *table) line(vals []string) error {
-	var b strings.Builder
-	for i, v := range vals {
-		if i > 0 {
-			b.WriteString("  ")
-		}
-		b.WriteString(v)
-		if i < len(t.widths) {
-			b.WriteString(strings.Repeat(" ", max(0, t.widths[i]-utf8.RuneCountInString(v))))
-		}
-	}
-	b.WriteByte('\n')
-	_, err := io.WriteString(t.w, b.String())
-	return err
-}
-
-// close prints what is held and the row count.
-func (t *table) close() error {
-	if !t.started {
-		if err := t.flush(); err != nil {
-			return err
-		}
-	}
-	_, err := fmt.Fprintf(t.w, "(%d rows)\n", t.rows)
-	return err
 }
