@@ -512,7 +512,10 @@ const (
 )
 
 // eventString is the index of the string field of Event that key names,
-// or -1.
+// or -1. A switch on the key, not a table built from Event's json tags (as
+// the stream walk's eventFields are): the walk asks it for every member of
+// every event. TestEventStringsAreEventsStringFields holds it, the indices
+// and decode's targets to Event's string fields.
 func eventString(key []byte) int {
 	switch string(key) {
 	case "event":

@@ -265,3 +265,76 @@ func TestWhitespaceAtTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// The one walk's string fields of an event (eventString's cases, the ev*
+// indices and decode's targets, written out by hand so the walk's switch
+// stays a switch) are Event's string fields, by their json keys: a string
+// field added to Event without its case, a case naming no string field, or
+// a key landing in another field fails here.
+func TestEventStringsAreEventsStringFields(t *testing.T) {
+	et := reflect.TypeFor[Event]()
+	seen := map[int]string{}
+	var keys []string
+	for i := range et.NumField() {
+		f := et.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		idx := eventString([]byte(key))
+		if f.Type.Kind() != reflect.String {
+			if idx >= 0 {
+				t.Errorf("Event.%s (%q) is no string, but eventString takes it as one", f.Name, key)
+			}
+			continue
+		}
+		if idx < 0 {
+			t.Errorf("Event.%s (%q) is a string field eventString does not know", f.Name, key)
+			continue
+		}
+		if prev, dup := seen[idx]; dup {
+			t.Errorf("eventString gives %q and %q one index, %d", prev, key, idx)
+		}
+		seen[idx] = key
+		keys = append(keys, key)
+	}
+	if len(seen) != numEventStrings {
+		t.Errorf("Event has %d string fields, the walk %d", len(seen), numEventStrings)
+	}
+	// One model event with every string field set to a value of its own:
+	// the walk takes it, gives the decoder's event, and each value lands in
+	// the field of its key.
+	var b strings.Builder
+	b.WriteString(`{"id": 1, "epoch": 1, "events": [{`)
+	for i, key := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v := "v-" + key
+		if key == "event" {
+			v = "model"
+		}
+		b.WriteString(strconv.Quote(key) + ": " + strconv.Quote(v))
+	}
+	b.WriteString(`}]}`)
+	raw := []byte(b.String())
+	if !sameDecode(t, "every string field", raw) {
+		t.Fatalf("decodeFast declines %s", raw)
+	}
+	var d DecodedSample
+	if !d.decodeFast(raw) || len(d.Events) != 1 {
+		t.Fatalf("decodeFast: %d events of %s", len(d.Events), raw)
+	}
+	ev := reflect.ValueOf(d.Events[0])
+	for i := range et.NumField() {
+		f := et.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Type.Kind() != reflect.String {
+			continue
+		}
+		want := "v-" + key
+		if key == "event" {
+			want = "model"
+		}
+		if got := ev.Field(i).String(); got != want {
+			t.Errorf("Event.%s (%q): the walk gives %q, want %q", f.Name, key, got, want)
+		}
+	}
+}
