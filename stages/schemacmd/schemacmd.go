@@ -1,5 +1,5 @@
 // Package schemacmd prints the published table schema (`empties schema`):
-// the tables' documentation (vocab.Tables) and, in JSON, the vocabulary
+// the tables' documentation (catalog.Tables) and, in JSON, the vocabulary
 // (vocab.Export).
 package schemacmd
 
@@ -12,6 +12,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
 
+	"empties/internal/catalog"
 	"empties/internal/cliutil"
 	"empties/internal/vocab"
 	"empties/schema"
@@ -51,13 +52,13 @@ Examples:
 
 // Run prints the schema.
 func Run(_ context.Context, opts Options, w io.Writer) error {
-	tables, err := vocab.Tables()
+	tables, err := catalog.Tables()
 	if err != nil {
 		return err
 	}
 	if opts.Table != "" {
 		var names []string
-		var found []vocab.Table
+		var found []catalog.Table
 		for _, t := range tables {
 			names = append(names, t.Name)
 			if t.Name == opts.Table {
@@ -95,7 +96,7 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 	case "json":
 		out := struct {
 			Version    int              `json:"version"`
-			Tables     []vocab.Table    `json:"tables"`
+			Tables     []catalog.Table  `json:"tables"`
 			Vocabulary vocab.Vocabulary `json:"vocabulary"`
 		}{Version: schema.Version, Tables: tables, Vocabulary: vocab.Export()}
 		b, err := json.MarshalIndent(out, "", "  ")

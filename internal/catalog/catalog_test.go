@@ -1,9 +1,10 @@
-package vocab_test
+package catalog_test
 
 import (
 	"strings"
 	"testing"
 
+	"empties/internal/catalog"
 	"empties/internal/vocab"
 	"empties/schema"
 )
@@ -12,11 +13,11 @@ import (
 // vocabulary column naming its values, then the analysis outputs, each
 // written by analyze.
 func TestTablesDescribeEveryTable(t *testing.T) {
-	tables, err := vocab.Tables()
+	tables, err := catalog.Tables()
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]vocab.Table{}
+	byName := map[string]catalog.Table{}
 	for _, tb := range tables {
 		if _, dup := byName[tb.Name]; dup {
 			t.Errorf("%s listed twice", tb.Name)
