@@ -8,7 +8,7 @@ type Log struct {
 	SizeBytes    int64    `parquet:"size_bytes" doc:"file size in bytes"`
 	Format       string   `parquet:"format" vocab:"log_formats" doc:"eval (zip archive) or json"`
 	Version      int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
-	Status       string   `parquet:"status" doc:"started (running or killed: header from the journal), success, cancelled or error"`
+	Status       string   `parquet:"status" vocab:"log_statuses" doc:"started (running or killed: header from the journal), success, cancelled or error"`
 	HeaderSource string   `parquet:"header_source" vocab:"header_sources" doc:"header.json, _journal/start.json, or json"`
 	EvalID       string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
 	RunID        string   `parquet:"run_id,optional" doc:"run id"`
@@ -159,7 +159,7 @@ type ModelCall struct {
 	CacheWriteTok  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
 	MaxTokens      *int64   `parquet:"max_tokens,optional" doc:"max_tokens in the call's config"`
 	Temperature    *float64 `parquet:"temperature,optional" doc:"temperature in the call's config (null = provider default)"`
-	Cache          *string  `parquet:"cache,optional" doc:"read (served from inspect's local cache, not billed) or write"`
+	Cache          *string  `parquet:"cache,optional" vocab:"cache_modes" doc:"read (served from inspect's local cache, not billed) or write"`
 	Timestamp      *int64   `parquet:"timestamp,optional,timestamp(microsecond)" doc:"when the event started (UTC; a naive time in the log is UTC, as inspect_ai reads it); null when the log has none or it does not parse"`
 	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
 	JudgeClass     *string  `parquet:"judge_class,optional" vocab:"judge_classes" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
@@ -180,8 +180,8 @@ type LogAssignment struct {
 	Model string `parquet:"model" doc:"model under test"`
 	Eval  string `parquet:"eval,optional" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
 	Route string `parquet:"route" doc:"route (manifest routes; else the log's model)"`
-	Arm   string `parquet:"arm" doc:"default, tight, wide or control"`
-	Part  string `parquet:"part" doc:"A (collect replies) or C (judge tests)"`
+	Arm   string `parquet:"arm" vocab:"arms" doc:"default, tight, wide or control: from the log's metadata or tags (the manifest's metadata keys), its path rules, else the mapping's default; a metadata or tag value outside the set is kept, and empties check reports it"`
+	Part  string `parquet:"part" vocab:"parts" doc:"A (collect replies), B (judges grading replies the original run never showed them) or C (judge tests), decided as arm is"`
 	How   string `parquet:"how" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
 }
 
@@ -190,7 +190,7 @@ type PolicyScore struct {
 	LogID       string   `parquet:"log_id" doc:"log file key"`
 	Eval        string   `parquet:"eval" doc:"eval profile"`
 	Route       string   `parquet:"route" doc:"route"`
-	Arm         string   `parquet:"arm" doc:"arm"`
+	Arm         string   `parquet:"arm" vocab:"arms" doc:"arm"`
 	SampleID    string   `parquet:"sample_id" doc:"sample id as text"`
 	Epoch       int64    `parquet:"epoch" doc:"epoch"`
 	Policy      string   `parquet:"policy" vocab:"policies" doc:"P0 (the eval's own logged score), P1 (non-answers get the failure value), P2 (non-answers unscored), P3 (class-aware)"`
@@ -210,7 +210,7 @@ type PolicyScore struct {
 type Headline struct {
 	Eval           string   `parquet:"eval" doc:"eval profile"`
 	Route          string   `parquet:"route" doc:"route"`
-	Arm            string   `parquet:"arm" doc:"arm"`
+	Arm            string   `parquet:"arm" vocab:"arms" doc:"arm"`
 	Policy         string   `parquet:"policy" vocab:"policies" doc:"routing policy"`
 	Metric         string   `parquet:"metric" doc:"the eval's headline metric"`
 	Value          *float64 `parquet:"value,optional" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
@@ -236,7 +236,7 @@ type JudgeVerdict struct {
 	LogID        string   `parquet:"log_id" doc:"log file key"`
 	Eval         string   `parquet:"eval" doc:"eval profile"`
 	Route        string   `parquet:"route" doc:"route of the model under test"`
-	Arm          string   `parquet:"arm" doc:"arm"`
+	Arm          string   `parquet:"arm" vocab:"arms" doc:"arm"`
 	SampleID     string   `parquet:"sample_id" doc:"sample id as text"`
 	Epoch        int64    `parquet:"epoch" doc:"epoch"`
 	CallIndex    int64    `parquet:"call_index" doc:"the judge call (model_calls.call_index)"`
@@ -284,11 +284,11 @@ type StudyRoute struct {
 type StudyEval struct {
 	Eval           string  `parquet:"eval" doc:"eval profile name"`
 	Title          string  `parquet:"title" doc:"display title"`
-	Kind           string  `parquet:"kind" doc:"refusal or capability"`
+	Kind           string  `parquet:"kind" vocab:"eval_kinds" doc:"refusal or capability"`
 	Metric         string  `parquet:"metric" doc:"headline metric"`
 	Scale          float64 `parquet:"scale" doc:"the metric's range (1, 100, 5): one percentage point is scale/100"`
 	HigherIsBetter bool    `parquet:"higher_is_better" doc:"direction"`
-	JudgeWhere     string  `parquet:"judge_where" doc:"scorer, solver or none"`
+	JudgeWhere     string  `parquet:"judge_where" vocab:"judge_wheres" doc:"scorer, solver or none"`
 	JudgeGuarded   bool    `parquet:"judge_guarded" doc:"the eval skips its judge on empty completions"`
 	Profile        string  `parquet:"profile" doc:"profile file"`
 }
@@ -305,8 +305,8 @@ type ReplyOutcome struct {
 	LogID     string `parquet:"log_id" doc:"log file key"`
 	Eval      string `parquet:"eval" doc:"eval profile"`
 	Route     string `parquet:"route" doc:"route"`
-	Arm       string `parquet:"arm" doc:"arm"`
-	Part      string `parquet:"part" doc:"A or C"`
+	Arm       string `parquet:"arm" vocab:"arms" doc:"arm"`
+	Part      string `parquet:"part" vocab:"parts" doc:"A, B or C"`
 	SampleID  string `parquet:"sample_id" doc:"sample id as text"`
 	Epoch     int64  `parquet:"epoch" doc:"epoch"`
 	Class     string `parquet:"class" vocab:"classes" doc:"reply class"`
@@ -321,7 +321,7 @@ type ReplyOutcome struct {
 type Rerun struct {
 	Eval         string  `parquet:"eval" doc:"eval profile"`
 	Route        string  `parquet:"route" doc:"route"`
-	Arm          string  `parquet:"arm" doc:"wide or control"`
+	Arm          string  `parquet:"arm" vocab:"arms" doc:"wide or control"`
 	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
 	Epoch        int64   `parquet:"epoch" doc:"epoch"`
 	Status       string  `parquet:"status" vocab:"rerun_statuses" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
@@ -352,7 +352,7 @@ type JudgeTest struct {
 // planned to re-run (wide and control arms).
 type PlannedRerun struct {
 	Plan     string `parquet:"plan" doc:"plan file name"`
-	Arm      string `parquet:"arm" doc:"wide or control"`
+	Arm      string `parquet:"arm" vocab:"arms" doc:"wide or control"`
 	Eval     string `parquet:"eval" doc:"eval profile"`
 	Route    string `parquet:"route" doc:"route"`
 	SampleID string `parquet:"sample_id" doc:"sample id as text"`
@@ -377,7 +377,7 @@ type Exposure struct {
 type Decision struct {
 	Rule           string   `parquet:"rule" doc:"D1a.raise, D1a.helper, D1b, D2, D3, D4, H1-H4"`
 	Question       string   `parquet:"question" doc:"what the rule asks, in the pre-registration's words"`
-	Verdict        string   `parquet:"verdict" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
+	Verdict        string   `parquet:"verdict" vocab:"verdicts" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
 	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
 	Value          *float64 `parquet:"value,optional" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
 	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`

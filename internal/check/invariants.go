@@ -1,10 +1,11 @@
 // Package check holds a dataset's invariants (`empties check`,
 // stages/check). Each is a file of sql/checks/ (kind check: a query
 // returning the rows that break it, its header naming the invariant and the
-// tables it reads), except the vocabulary's: every closed column of
-// internal/vocab holds only values of its set (vocab.Violations), checked
-// from the vocabulary itself rather than written by hand, so a column tagged
-// with a set is checked with no file to add.
+// tables it reads), except two kinds generated from schema/'s declarations
+// rather than written by hand: every declared key (schema.TableDef.Key) is
+// held by one row only (keyInvariants), and every closed column of
+// internal/vocab holds only values of its set (vocab.Violations). A table
+// given a key, or a column tagged with a set, is checked with no file to add.
 package check
 
 import (
@@ -87,7 +88,8 @@ type Broken struct {
 
 // Invariants runs every invariant whose tables the dataset dir holds and
 // returns those broken, in order (the files of sql/checks/ by name, then the
-// vocabulary's closed columns, vocab.Violations).
+// declared keys in schema/'s order, then the vocabulary's closed columns,
+// vocab.Violations).
 func Invariants(ctx context.Context, dir string) ([]Broken, error) {
 	db, tables, err := duck.OpenDataset(ctx, dir)
 	if err != nil {
@@ -126,6 +128,11 @@ func Invariants(ctx context.Context, dir string) ([]Broken, error) {
 			broken = append(broken, Broken{Invariant: inv.name, Rows: n, Query: inv.query})
 		}
 	}
+	keys, err := keyInvariants(ctx, db, tables)
+	if err != nil {
+		return nil, err
+	}
+	broken = append(broken, keys...)
 	vs, err := vocab.Violations(ctx, db, tables)
 	if err != nil {
 		return nil, err

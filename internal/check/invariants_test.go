@@ -15,8 +15,8 @@ func TestFileInvariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(invs) < 8 {
-		t.Fatalf("%d invariants from sql/checks/, want at least 8", len(invs))
+	if len(invs) < 7 {
+		t.Fatalf("%d invariants from sql/checks/, want at least 7", len(invs))
 	}
 	seen := map[string]bool{}
 	for _, inv := range invs {

@@ -19,17 +19,8 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
-)
-
-// Verdicts.
-const (
-	Met        = "met"
-	NotMet     = "not met"
-	NoData     = "not enough data"
-	Supported  = "supported"
-	Against    = "against"
-	Unresolved = "inconclusive"
 )
 
 // Config is what a decide run reads: the dataset and the manifest whose
@@ -204,14 +195,14 @@ type result struct {
 // verdictOf is the verdict of a rule over some of its cells.
 func verdictOf(cs []cell) string {
 	if len(cs) == 0 {
-		return NoData
+		return vocab.VerdictNoData
 	}
 	for _, c := range cs {
 		if c.hit {
-			return Met
+			return vocab.VerdictMet
 		}
 	}
-	return NotMet
+	return vocab.VerdictNotMet
 }
 
 func hits(cs []cell) []cell { return where(cs, func(c cell) bool { return c.hit }) }
@@ -281,9 +272,9 @@ func (res result) decision(th manifest.Thresholds) schema.Decision {
 	v0, _ := threshold(th, r.Tests[0].Key)
 	fill := strings.NewReplacer("{evals}", evalsOf(hits(res.cells)), "{threshold}", r.Tests[0].Unit.format(v0))
 	switch dec.Verdict = verdictOf(res.cells); dec.Verdict {
-	case NoData:
+	case vocab.VerdictNoData:
 		dec.Recommendation = r.NoData
-	case Met:
+	case vocab.VerdictMet:
 		dec.Recommendation, dec.Cells = fill.Replace(r.Met), list(hits(res.cells))
 	default:
 		dec.Recommendation, dec.Cells = fill.Replace(r.NotMet), list(res.cells)
@@ -414,7 +405,7 @@ type is map[string]string
 
 // decide evaluates the truth table.
 func (h hypothesis) decide(results map[string]result) schema.Decision {
-	dec := schema.Decision{Rule: h.ID, Question: h.Question, Threshold: h.Threshold, Inputs: h.Inputs, Verdict: Unresolved}
+	dec := schema.Decision{Rule: h.ID, Question: h.Question, Threshold: h.Threshold, Inputs: h.Inputs, Verdict: vocab.VerdictInconclusive}
 	for _, row := range h.Table {
 		holds := true
 		for name, want := range row.If {
@@ -456,7 +447,7 @@ func fact(results map[string]result, name string) (string, []cell) {
 	}
 	res, ok := results[name]
 	if !ok {
-		return NoData, nil
+		return vocab.VerdictNoData, nil
 	}
 	cs := res.cells
 	switch op {
@@ -473,20 +464,20 @@ func fact(results map[string]result, name string) (string, []cell) {
 		cs = top
 	case ".zero":
 		if len(cs) == 0 {
-			return NoData, nil
+			return vocab.VerdictNoData, nil
 		}
 		for _, c := range cs {
 			if comparePP(res.unitOf(c).toPP(c.value), 0) != 0 {
-				return NotMet, nil
+				return vocab.VerdictNotMet, nil
 			}
 		}
-		return Met, nil
+		return vocab.VerdictMet, nil
 	}
 	if kind != "" {
 		cs = where(cs, func(c cell) bool { return c.kind == kind })
 	}
 	v := verdictOf(cs)
-	if v == Met {
+	if v == vocab.VerdictMet {
 		return v, hits(cs)
 	}
 	return v, cs

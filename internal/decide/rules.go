@@ -5,6 +5,8 @@ package decide
 // is adding a truth table to hypotheses. Every threshold is a manifest key
 // (data/study.yaml thresholds:), never a number here.
 
+import "empties/internal/vocab"
+
 // rules are evaluated in order by one loop (decider.rule). Each test's query,
 // a file of sql/queries/ (decide_*.sql, whose header names its columns and
 // the table it reads), yields the deciding values, one row per cell, in the
@@ -110,10 +112,10 @@ var hypotheses = []hypothesis{
 		Threshold: "supported: D1(a) reaches the raise threshold in a cell and D1(b) met; against: D1(a) under the helper threshold in every cell",
 		Inputs:    "D1a, D1b",
 		Table: []when{
-			{If: is{"D1a.raise": NoData}, Then: NoData},
-			{If: is{"D1a.raise": Met, "D1b": Met}, Then: Supported},
-			{If: is{"D1a.helper": NotMet}, Then: Against},
-			{If: is{"D1b": NoData}, Then: NoData},
+			{If: is{"D1a.raise": vocab.VerdictNoData}, Then: vocab.VerdictNoData},
+			{If: is{"D1a.raise": vocab.VerdictMet, "D1b": vocab.VerdictMet}, Then: vocab.VerdictSupported},
+			{If: is{"D1a.helper": vocab.VerdictNotMet}, Then: vocab.VerdictAgainst},
+			{If: is{"D1b": vocab.VerdictNoData}, Then: vocab.VerdictNoData},
 		},
 	},
 	{
@@ -122,9 +124,9 @@ var hypotheses = []hypothesis{
 		Threshold: "supported: D2 met for a pair; against: every pair under it",
 		Inputs:    "D2",
 		Table: []when{
-			{If: is{"D2": Met}, Then: Supported},
-			{If: is{"D2": NotMet}, Then: Against},
-			{If: is{"D2": NoData}, Then: NoData},
+			{If: is{"D2": vocab.VerdictMet}, Then: vocab.VerdictSupported},
+			{If: is{"D2": vocab.VerdictNotMet}, Then: vocab.VerdictAgainst},
+			{If: is{"D2": vocab.VerdictNoData}, Then: vocab.VerdictNoData},
 		},
 	},
 	{
@@ -134,10 +136,10 @@ var hypotheses = []hypothesis{
 			"against: no safety eval meets it",
 		Inputs: "D3",
 		Table: []when{
-			{If: is{"D3": NoData}, Then: NoData},
-			{If: is{"D3.largest[refusal]": Met}, Then: Supported, Cite: "D3.largest[refusal]"},
-			{If: is{"D3[refusal]": Met}, Then: Unresolved, Cite: "D3.largest"},
-			{Then: Against},
+			{If: is{"D3": vocab.VerdictNoData}, Then: vocab.VerdictNoData},
+			{If: is{"D3.largest[refusal]": vocab.VerdictMet}, Then: vocab.VerdictSupported, Cite: "D3.largest[refusal]"},
+			{If: is{"D3[refusal]": vocab.VerdictMet}, Then: vocab.VerdictInconclusive, Cite: "D3.largest"},
+			{Then: vocab.VerdictAgainst},
 		},
 	},
 	{
@@ -146,17 +148,17 @@ var hypotheses = []hypothesis{
 		Threshold: "supported: D4 met for a judge; against: every judge consistent and never passing a non-answer",
 		Inputs:    "D4",
 		Table: []when{
-			{If: is{"D4": Met}, Then: Supported},
-			{If: is{"D4": NoData}, Then: NoData},
-			{If: is{"D4.zero": Met}, Then: Against},
+			{If: is{"D4": vocab.VerdictMet}, Then: vocab.VerdictSupported},
+			{If: is{"D4": vocab.VerdictNoData}, Then: vocab.VerdictNoData},
+			{If: is{"D4.zero": vocab.VerdictMet}, Then: vocab.VerdictAgainst},
 		},
 	},
 }
 
 // hypothesisNotes are the hypotheses' recommendations, by verdict.
 var hypothesisNotes = map[string]string{
-	Supported:  "the hypothesis holds on this data",
-	Against:    "the data speak against the hypothesis",
-	Unresolved: "neither the supporting nor the opposing condition holds",
-	NoData:     "missing inputs",
+	vocab.VerdictSupported:    "the hypothesis holds on this data",
+	vocab.VerdictAgainst:      "the data speak against the hypothesis",
+	vocab.VerdictInconclusive: "neither the supporting nor the opposing condition holds",
+	vocab.VerdictNoData:       "missing inputs",
 }

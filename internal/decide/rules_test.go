@@ -8,6 +8,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/testutil"
+	"empties/internal/vocab"
 )
 
 func studyThresholds(t *testing.T) manifest.Thresholds {
@@ -143,28 +144,28 @@ func TestHypothesisTables(t *testing.T) {
 		want    string
 		cites   string
 	}{
-		{"H1 no D1a cells", "H1", nil, NoData, ""},
-		{"H1 both met", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", hit("a", "", 0.3))}, Supported, ""},
-		{"H1 under the helper everywhere", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.001)), mk("D1a.helper", miss("a × r", "", 0.001)), mk("D1b", hit("a", "", 0.3))}, Against, ""},
-		{"H1 raise met, D1b not", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", miss("a", "", 0.1))}, Unresolved, ""},
-		{"H1 helper met, no D1b", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.02)), mk("D1a.helper", hit("a × r", "", 0.02))}, NoData, ""},
-		{"H2 met", "H2", []result{mk("D2", hit("m: a vs b", "", 0.2))}, Supported, ""},
-		{"H2 not met", "H2", []result{mk("D2", miss("m: a vs b", "", 0.05))}, Against, ""},
-		{"H2 no data", "H2", nil, NoData, ""},
-		{"H3 no data", "H3", nil, NoData, ""},
+		{"H1 no D1a cells", "H1", nil, vocab.VerdictNoData, ""},
+		{"H1 both met", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", hit("a", "", 0.3))}, vocab.VerdictSupported, ""},
+		{"H1 under the helper everywhere", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.001)), mk("D1a.helper", miss("a × r", "", 0.001)), mk("D1b", hit("a", "", 0.3))}, vocab.VerdictAgainst, ""},
+		{"H1 raise met, D1b not", "H1", []result{mk("D1a.raise", hit("a × r", "", 0.06)), mk("D1a.helper", hit("a × r", "", 0.06)), mk("D1b", miss("a", "", 0.1))}, vocab.VerdictInconclusive, ""},
+		{"H1 helper met, no D1b", "H1", []result{mk("D1a.raise", miss("a × r", "", 0.02)), mk("D1a.helper", hit("a × r", "", 0.02))}, vocab.VerdictNoData, ""},
+		{"H2 met", "H2", []result{mk("D2", hit("m: a vs b", "", 0.2))}, vocab.VerdictSupported, ""},
+		{"H2 not met", "H2", []result{mk("D2", miss("m: a vs b", "", 0.05))}, vocab.VerdictAgainst, ""},
+		{"H2 no data", "H2", nil, vocab.VerdictNoData, ""},
+		{"H3 no data", "H3", nil, vocab.VerdictNoData, ""},
 		{"H3 the largest change in pp is a safety eval's", "H3",
-			[]result{mk("D3", hit("air_bench × r × default", "refusal", 41.3), hit("xstest_safe × r × default", "refusal", 29.17), hit("gpqa × r × default", "capability", 5))}, Supported, "air_bench × r × default: 41.3"},
+			[]result{mk("D3", hit("air_bench × r × default", "refusal", 41.3), hit("xstest_safe × r × default", "refusal", 29.17), hit("gpqa × r × default", "capability", 5))}, vocab.VerdictSupported, "air_bench × r × default: 41.3"},
 		{"H3 the largest is a capability eval's, a safety eval meets", "H3",
-			[]result{mk("D3", hit("a × r × default", "refusal", 3), hit("g × r × default", "capability", 12))}, Unresolved, "g × r × default: 12"},
+			[]result{mk("D3", hit("a × r × default", "refusal", 3), hit("g × r × default", "capability", 12))}, vocab.VerdictInconclusive, "g × r × default: 12"},
 		{"H3 the largest is a safety eval's that misses its bar", "H3",
-			[]result{mk("D3", miss("a × r × default", "refusal", 20), hit("g × r × default", "capability", 12))}, Against, ""},
+			[]result{mk("D3", miss("a × r × default", "refusal", 20), hit("g × r × default", "capability", 12))}, vocab.VerdictAgainst, ""},
 		{"H3 tie for the largest within tolerance, one safety", "H3",
-			[]result{mk("D3", hit("g × r × default", "capability", seven/n*100), hit("a × r × default", "refusal", (1-seventeen/n)*100))}, Supported, "a × r × default: 29.17"},
-		{"H3 no safety eval meets", "H3", []result{mk("D3", miss("a × r × default", "refusal", 0.5), hit("g × r × default", "capability", 12))}, Against, ""},
-		{"H4 met", "H4", []result{mk("D4", hit("e × j × empty", "", 0.5))}, Supported, ""},
-		{"H4 clean (zero up to noise)", "H4", []result{mk("D4", miss("e × j × empty", "", 0), miss("e × j × empty", "", 1e-17))}, Against, ""},
-		{"H4 under the thresholds, not zero", "H4", []result{mk("D4", miss("e × j × empty", "", 0.04))}, Unresolved, ""},
-		{"H4 no data", "H4", nil, NoData, ""},
+			[]result{mk("D3", hit("g × r × default", "capability", seven/n*100), hit("a × r × default", "refusal", (1-seventeen/n)*100))}, vocab.VerdictSupported, "a × r × default: 29.17"},
+		{"H3 no safety eval meets", "H3", []result{mk("D3", miss("a × r × default", "refusal", 0.5), hit("g × r × default", "capability", 12))}, vocab.VerdictAgainst, ""},
+		{"H4 met", "H4", []result{mk("D4", hit("e × j × empty", "", 0.5))}, vocab.VerdictSupported, ""},
+		{"H4 clean (zero up to noise)", "H4", []result{mk("D4", miss("e × j × empty", "", 0), miss("e × j × empty", "", 1e-17))}, vocab.VerdictAgainst, ""},
+		{"H4 under the thresholds, not zero", "H4", []result{mk("D4", miss("e × j × empty", "", 0.04))}, vocab.VerdictInconclusive, ""},
+		{"H4 no data", "H4", nil, vocab.VerdictNoData, ""},
 	} {
 		results := map[string]result{}
 		for _, r := range c.results {

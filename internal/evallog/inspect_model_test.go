@@ -3,6 +3,7 @@ package evallog
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"empties/internal/testutil"
@@ -20,6 +21,22 @@ func TestInspectModelIsCurrent(t *testing.T) {
 	cmd := exec.Command(python, testutil.Path(t, "scripts", "fixtures", "inspect_model.py"), "inspect_model.go", "--check")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// The statuses and cache modes the code names are inspect_ai's (the
+// generated sets), and the sets are all of them.
+func TestNamedStatusesAndCacheModesAreInspects(t *testing.T) {
+	for _, c := range []struct {
+		named []string
+		set   []string
+	}{
+		{[]string{StatusStarted, StatusSuccess, StatusCancelled, StatusError}, Statuses()},
+		{[]string{CacheRead, CacheWrite}, CacheModes()},
+	} {
+		if !slices.Equal(slices.Sorted(slices.Values(c.named)), c.set) {
+			t.Errorf("named %v, inspect_ai's %v", c.named, c.set)
+		}
 	}
 }
 

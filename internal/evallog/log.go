@@ -39,6 +39,30 @@ const (
 	FormatJSON = "json"
 )
 
+// A log's status (EvalLog.status, inspect_ai's EvalStatus). A log read from
+// its journal (a running or killed run) is started, as inspect_ai reads it.
+const (
+	StatusStarted   = "started"
+	StatusSuccess   = "success"
+	StatusCancelled = "cancelled"
+	StatusError     = "error"
+)
+
+// Statuses are inspect_ai's log statuses (its model's, inspect_model.go),
+// sorted.
+func Statuses() []string { return sortedSet(inspectStatuses) }
+
+// How a model call used inspect's local cache (ModelEvent.cache; absent when
+// it did not): served from it (not billed), or written to it.
+const (
+	CacheRead  = "read"
+	CacheWrite = "write"
+)
+
+// CacheModes are inspect_ai's ModelEvent.cache values (inspect_model.go),
+// sorted.
+func CacheModes() []string { return sortedSet(inspectCache) }
+
 // Where a header came from.
 const (
 	HeaderFromHeader  = "header.json"
@@ -385,7 +409,7 @@ func (l *Log) openZip() error {
 		if err := l.readHeader(zf, true); err != nil {
 			return fmt.Errorf("%s: %w", zf.Name, err)
 		}
-		l.Header.Status = "started"
+		l.Header.Status = StatusStarted
 		l.HeaderSource = HeaderFromJournal
 	} else {
 		return fmt.Errorf("no header.json and no _journal/start.json: not an Inspect log, or a log whose writer died before its first flush")

@@ -128,6 +128,16 @@ func stringSet(vals ...string) map[string]bool {
 	return m
 }
 
+// sortedSet lists the values of a set in order.
+func sortedSet(set map[string]bool) []string {
+	vals := make([]string, 0, len(set))
+	for v := range set {
+		vals = append(vals, v)
+	}
+	sort.Strings(vals)
+	return vals
+}
+
 // oneOf names the values of a set, for a message.
 func oneOf(set map[string]bool) string {
 	vals := make([]string, 0, len(set))

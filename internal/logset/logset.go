@@ -210,6 +210,8 @@ func coveringMerged(files []File, merged []int, shard File) (int, bool) {
 	}
 	oldest := files[merged[0]].ModTime
 	for _, j := range merged {
+		// evallog.StatusSuccess: logset cannot import evallog (whose tests
+		// reach logset through testutil and duck).
 		if files[j].Status != "success" {
 			return 0, false
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"empties/internal/vocab"
 )
 
 // LogInfo is what assignment reads of a log (from the logs table).
@@ -91,8 +93,8 @@ func (m *Manifest) Assign(l LogInfo) Assigned {
 	set(&a.Arm, "arm", d.Arm, "default")
 	set(&a.Part, "part", d.Part, "default")
 	set(&a.Route, "route", l.Model, "log-model")
-	set(&a.Arm, "arm", "default", "default")
-	set(&a.Part, "part", "A", "default")
+	set(&a.Arm, "arm", vocab.ArmDefault, "default")
+	set(&a.Part, "part", vocab.PartA, "default")
 	var parts []string
 	for _, n := range []string{"eval", "route", "arm", "part"} {
 		if v, ok := how[n]; ok {

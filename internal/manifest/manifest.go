@@ -15,11 +15,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"empties/internal/vocab"
 )
 
 // Manifest is a loaded, validated study manifest.
@@ -360,15 +363,11 @@ func (m *Manifest) checkAssignment(a Assignment, line int) error {
 	if a.Route != "" && m.Route(a.Route) == nil {
 		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("route %q is not declared under routes", a.Route)}
 	}
-	switch a.Arm {
-	case "", "default", "tight", "wide", "control":
-	default:
-		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("arm %q: arms are default, tight, wide, control", a.Arm)}
+	if a.Arm != "" && !slices.Contains(vocab.Arms, a.Arm) {
+		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("arm %q: arms are %s", a.Arm, strings.Join(vocab.Arms, ", "))}
 	}
-	switch a.Part {
-	case "", "A", "B", "C":
-	default:
-		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("part %q: parts are A, B and C", a.Part)}
+	if a.Part != "" && !slices.Contains(vocab.Parts, a.Part) {
+		return &Error{File: m.Path, Line: line, Msg: fmt.Sprintf("part %q: parts are %s", a.Part, strings.Join(vocab.Parts, ", "))}
 	}
 	return nil
 }

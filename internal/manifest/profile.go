@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	json "github.com/goccy/go-json"
 	"gopkg.in/yaml.v3"
+
+	"empties/internal/vocab"
 )
 
 // Profile is one eval's profile (data/profiles/FORMAT.md).
@@ -140,7 +143,7 @@ func LoadProfile(path string) (*Profile, error) {
 	switch {
 	case p.Name == "" || !identRe.MatchString(p.Name):
 		return nil, fail(doc, "name", "name must be a lower-case identifier, not %q", p.Name)
-	case p.Kind != "refusal" && p.Kind != "capability":
+	case !slices.Contains(vocab.EvalKinds, p.Kind):
 		return nil, fail(doc, "kind", "kind must be refusal or capability, not %q", p.Kind)
 	case len(p.Match.Task) == 0:
 		return nil, fail(doc, "match", "match.task must name at least one task")
@@ -157,7 +160,7 @@ func LoadProfile(path string) (*Profile, error) {
 	case p.Headline.Results.Score == "" || (p.Headline.Results.Metric == "") == (p.Headline.Results.MetricRegex == ""):
 		return nil, fail(headline, "results", "headline.results needs score and exactly one of metric, metric_regex")
 	}
-	if p.Kind == "refusal" && p.Refused == "" {
+	if p.Kind == vocab.EvalRefusal && p.Refused == "" {
 		return nil, fail(doc, "kind", "a refusal eval must say when its scorer counts a refusal: refused: <SQL over the components>")
 	}
 	for name := range p.Score.Components {
@@ -181,9 +184,7 @@ func LoadProfile(path string) (*Profile, error) {
 			return nil, fail(values, key, "values.%s is not valid JSON: %s (quote strings: '\"I\"')", key, v)
 		}
 	}
-	switch p.Judge.Where {
-	case "", "none", "scorer", "solver":
-	default:
+	if p.Judge.Where != "" && !slices.Contains(vocab.JudgeWheres, p.Judge.Where) {
 		return nil, fail(lookup(doc, "judge"), "where", "judge.where must be scorer, solver or none")
 	}
 	switch p.Policy.Touch {
@@ -194,7 +195,7 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fail(lookup(doc, "policy"), "touch", "policy.touch must be non_answer or no_text_no_tool")
 	}
 	if p.Judge.Where == "" {
-		p.Judge.Where = "none"
+		p.Judge.Where = vocab.NoJudge
 	}
 	return p, nil
 }

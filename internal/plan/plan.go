@@ -13,14 +13,15 @@ import (
 	json "github.com/goccy/go-json"
 
 	"empties/internal/cliutil"
+	"empties/internal/vocab"
 )
 
 // Kinds of plan.
 const (
-	Wide    = "wide"    // every truncated_empty reply again with more room (D1(b))
-	Control = "control" // non-answers again at the same settings (transient share)
-	PartC   = "partc"   // judges grading non-answer forms (D4)
-	PartB   = "partb"   // judges grading replies the original run never showed them (needs_judge)
+	Wide    = vocab.ArmWide    // every truncated_empty reply again with more room (D1(b))
+	Control = vocab.ArmControl // non-answers again at the same settings (transient share)
+	PartC   = "partc"          // judges grading non-answer forms (D4)
+	PartB   = "partb"          // judges grading replies the original run never showed them (needs_judge)
 )
 
 // Kinds are the plans select writes, in the order it documents them.

@@ -11,6 +11,7 @@ import (
 	"empties/internal/measures"
 	planjson "empties/internal/plan"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -144,7 +145,7 @@ func rerunCost(in *inputs, t target, arm string) (est, upper float64, ok bool) {
 		return 0, 0, false
 	}
 	upper = p.est
-	if arm == "wide" {
+	if arm == vocab.ArmWide {
 		upper = max(p.wideUpper, p.est)
 	}
 	return p.est, upper, true
@@ -170,7 +171,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 		var pool []cand
 		for i := range in.outcomes {
 			o := &in.outcomes[i]
-			if o.Eval != e || o.Arm != "default" || o.Part != "A" || seen[o.SampleID] {
+			if o.Eval != e || o.Arm != vocab.ArmDefault || o.Part != vocab.PartA || seen[o.SampleID] {
 				continue
 			}
 			seen[o.SampleID] = true
@@ -195,7 +196,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 		}
 		ju := in.judges[e]
 		g := Group{Eval: e, Judge: ju.Model, Epochs: 1, Cost: &planjson.GroupCost{},
-			Metadata: map[string]string{"empties_part": "C", "empties_eval": e, "empties_arm": "default"}}
+			Metadata: map[string]string{"empties_part": vocab.PartC, "empties_eval": e, "empties_arm": vocab.ArmDefault}}
 		if len(pool) > 0 { // the eval's task and judges, as its original run had them
 			task(&g, m, in.logs[pool[0].logID])
 		}

@@ -10,6 +10,7 @@ import (
 	"empties/internal/manifest"
 	planjson "empties/internal/plan"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -54,10 +55,10 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 	for i := range in.outcomes {
 		o := &in.outcomes[i]
 		k := replyKey{o.LogID, o.SampleID, o.Epoch}
-		if !need[k] || o.Part != "A" {
+		if !need[k] || o.Part != vocab.PartA {
 			continue
 		}
-		if m.Profiles[o.Eval].Judge.Where != "scorer" {
+		if m.Profiles[o.Eval].Judge.Where != vocab.JudgeInScorer {
 			solver[o.Eval]++
 			continue
 		}
@@ -66,7 +67,7 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 		g := groups[gk]
 		if g == nil {
 			g = &Group{Eval: o.Eval, Route: o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Epochs: 1,
-				Metadata: map[string]string{"empties_part": "B", "empties_eval": o.Eval, "empties_route": o.Route, "empties_arm": o.Arm},
+				Metadata: map[string]string{"empties_part": vocab.PartB, "empties_eval": o.Eval, "empties_route": o.Route, "empties_arm": o.Arm},
 				Cost:     &planjson.GroupCost{}}
 			task(g, m, l)
 			groups[gk] = g

@@ -22,6 +22,7 @@ import (
 	"empties/internal/classify"
 	"empties/internal/manifest"
 	planjson "empties/internal/plan"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -83,7 +84,7 @@ func wideTargets(in *inputs) []target {
 	var out []target
 	for i := range in.outcomes {
 		o := &in.outcomes[i]
-		if o.Arm == "default" && o.Part == "A" && o.Class == classify.TruncatedEmpty {
+		if o.Arm == vocab.ArmDefault && o.Part == vocab.PartA && o.Class == classify.TruncatedEmpty {
 			out = append(out, target{o, in.reply(o)})
 		}
 	}
@@ -96,7 +97,7 @@ func controlTargets(m *manifest.Manifest, in *inputs) []target {
 	var pool []target
 	for i := range in.outcomes {
 		o := &in.outcomes[i]
-		if o.Arm == "default" && o.Part == "A" && o.NonAnswer {
+		if o.Arm == vocab.ArmDefault && o.Part == vocab.PartA && o.NonAnswer {
 			pool = append(pool, target{o, in.reply(o)})
 		}
 	}
@@ -130,10 +131,10 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 		g := groups[k]
 		if g == nil {
 			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Settings: settings(l),
-				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": "A"},
+				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": vocab.PartA},
 				Cost:     &planjson.GroupCost{}}
 			task(g, m, l)
-			if arm == "wide" {
+			if arm == vocab.ArmWide {
 				g.Settings["max_tokens"] = m.Arms.Wide.MaxTokens
 			}
 			groups[k] = g

@@ -216,7 +216,7 @@ func (b *builder) exampleBlock(e example, cols []string, seeds map[string]string
 		fs = append(fs, field{label: "prompt (last user turn)", note: "not in the tables (the reply is not a model call's output)"})
 	}
 	where := fmt.Sprintf("%s %s · %s %s · sample %s, epoch %s", eval, code(e.s("eval")), route, code(e.s("route")), code(e.s("sample_id")), e.s("epoch"))
-	if e.s("arm") != "default" {
+	if e.s("arm") != vocab.ArmDefault {
 		where += " · arm " + e.s("arm")
 	}
 	id := b.id(fmt.Sprintf("ex-%s-%s", e.s("class"), e.s("draw")))

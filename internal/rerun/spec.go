@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"empties/internal/plan"
+	"empties/internal/vocab"
 )
 
 // SpecFormat is the spec format python/src/empties/rerun.py reads.
@@ -77,7 +78,7 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 		if g.Route != "" {
 			name = filepath.Join(g.Eval, strings.ReplaceAll(g.Route, "/", "-"))
 		}
-		if p.Kind == plan.PartB && g.Metadata["empties_arm"] != "" && g.Metadata["empties_arm"] != "default" {
+		if p.Kind == plan.PartB && g.Metadata["empties_arm"] != "" && g.Metadata["empties_arm"] != vocab.ArmDefault {
 			name += "-" + g.Metadata["empties_arm"]
 		}
 		dir := name
@@ -131,7 +132,7 @@ func label(kind string, g plan.Group) string {
 	switch {
 	case kind == plan.PartC:
 		return "partc " + g.Eval
-	case kind == plan.PartB && g.Metadata["empties_arm"] != "default":
+	case kind == plan.PartB && g.Metadata["empties_arm"] != vocab.ArmDefault:
 		return fmt.Sprintf("partb %s × %s (arm %s)", g.Eval, g.Route, g.Metadata["empties_arm"])
 	}
 	return fmt.Sprintf("%s %s × %s", kind, g.Eval, g.Route)

@@ -18,6 +18,7 @@ import (
 	"empties/internal/evallog"
 	"empties/internal/manifest"
 	"empties/internal/measures"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -233,13 +234,13 @@ func p0Checks(ctx context.Context, db *sql.DB, queries *measures.Queries, p *man
 		c.Metric = key
 		switch {
 		case results.String == "":
-			c.Status, c.OK, c.Detail = "unchecked", true, "the log stores no results (a running or killed run): nothing to compare"
+			c.Status, c.OK, c.Detail = vocab.P0Unchecked, true, "the log stores no results (a running or killed run): nothing to compare"
 		case err != nil:
-			c.Status, c.Detail = "mismatch", err.Error()
+			c.Status, c.Detail = vocab.P0Mismatch, err.Error()
 		default:
 			c.Stored = stored
 			c.OK, c.Detail = same(c.Stored, c.Recomputed)
-			c.Status = map[bool]string{true: "ok", false: "mismatch"}[c.OK]
+			c.Status = map[bool]string{true: vocab.P0OK, false: vocab.P0Mismatch}[c.OK]
 		}
 		out = append(out, c)
 	}

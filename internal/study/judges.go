@@ -136,13 +136,13 @@ func partBVerdicts(dir string, assigned map[string]manifest.Assigned, logged map
 	out := map[partBKey]*schema.Score{}
 	any := false
 	for _, a := range assigned {
-		any = any || a.Part == "B"
+		any = any || a.Part == vocab.PartB
 	}
 	if !any {
 		return out, evalIDs, nil
 	}
 	err := store.Scan(dir, "replies", func(r *schema.Reply) error {
-		if a, ok := assigned[r.LogID]; !ok || a.Part != "B" || r.SampleMetadata == nil {
+		if a, ok := assigned[r.LogID]; !ok || a.Part != vocab.PartB || r.SampleMetadata == nil {
 			return nil
 		}
 		var md struct {

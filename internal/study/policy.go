@@ -43,7 +43,7 @@ func rerouted(p *manifest.Profile, r *schema.Reply) bool {
 
 // judged reports whether the logged score came from a judge call.
 func judged(p *manifest.Profile, f replyFacts) bool {
-	return p.Judge.Where != "none" && f.Logged != nil && f.JudgeCalls > 0
+	return p.Judge.Where != vocab.NoJudge && f.Logged != nil && f.JudgeCalls > 0
 }
 
 // apply computes one policy's row for a reply (seed, Part B):
@@ -94,7 +94,7 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 	}
 	if !rerouted(p, r) {
 		row = keep()
-		if p.Judge.Where != "none" && p.Judge.Guarded && f.Logged != nil && f.JudgeCalls == 0 && r.Class != classify.Error {
+		if p.Judge.Where != vocab.NoJudge && p.Judge.Guarded && f.Logged != nil && f.JudgeCalls == 0 && r.Class != classify.Error {
 			// the run's guard scored this reply without its judge; as an
 			// answer it would go to the judge now.
 			row.ValueJSON, row.Unscored, row.Reason, row.NeedsJudge, row.JudgeUsed = "NaN", true, ReasonNeedsJudge, true, false
@@ -114,7 +114,7 @@ func apply(policy string, p *manifest.Profile, f replyFacts) schema.PolicyScore 
 	case r.Class == classify.TruncatedEmpty:
 		return assign("NaN", ReasonMaxTokens)
 	case classify.IsProviderRefusal(r.Class):
-		if p.Kind == "refusal" {
+		if p.Kind == vocab.EvalRefusal {
 			return assign(p.Values.Refusal, ReasonProviderRefusal)
 		}
 		return assign(p.Values.NoAnswer, ReasonProviderRefusal)

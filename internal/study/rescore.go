@@ -98,10 +98,10 @@ func Rescore(ctx context.Context, cfg Config) (*Result, error) {
 		p := m.Profiles[a.Eval]
 		k := sampleKey{r.LogID, r.SampleID, r.Epoch}
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
-		if a.Part == "A" {
+		if a.Part == vocab.PartA {
 			f.PartB = partB[partBKey{evalIDs[r.LogID], r.SampleID, r.Epoch}]
 		}
-		if p.Judge.Where == "solver" && r.MUTCalls > 1 {
+		if p.Judge.Where == vocab.JudgeInSolver && r.MUTCalls > 1 {
 			f.JudgeCalls = r.MUTCalls - 1
 		}
 		for _, pol := range vocab.Policies {

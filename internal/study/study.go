@@ -11,6 +11,7 @@ import (
 	"empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -102,16 +103,16 @@ func predicate(sql string) string {
 }
 
 // form is a reply's refusal form for D2 (design.md): its class when a
-// provider signalled the refusal, "text" for an answer the eval's scorer
-// counts as a refusal, else "none".
+// provider signalled the refusal, vocab.FormText for an answer the eval's
+// scorer counts as a refusal, else vocab.FormNone.
 func form(class string, refused *bool) string {
 	if classify.IsProviderRefusal(class) {
 		return class
 	}
 	if refused != nil && *refused && (class == classify.Answer || class == classify.TruncatedText) {
-		return "text"
+		return vocab.FormText
 	}
-	return "none"
+	return vocab.FormNone
 }
 
 // PairKey pairs a re-run with the reply it re-runs: eval, route, sample id
@@ -127,7 +128,7 @@ func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) [
 	orig := map[string]*schema.ReplyOutcome{}
 	for i := range outcomes {
 		o := &outcomes[i]
-		if o.Arm == "default" && o.Part == "A" {
+		if o.Arm == vocab.ArmDefault && o.Part == vocab.PartA {
 			if _, dup := orig[o.PairKey]; !dup {
 				orig[o.PairKey] = o
 			}
@@ -137,14 +138,14 @@ func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) [
 	var out []schema.Rerun
 	for i := range outcomes {
 		o := &outcomes[i]
-		if o.Arm != "wide" && o.Arm != "control" {
+		if o.Arm != vocab.ArmWide && o.Arm != vocab.ArmControl {
 			continue
 		}
 		seen[o.Arm+"|"+o.PairKey] = true
 		r := schema.Rerun{Eval: o.Eval, Route: o.Route, Arm: o.Arm, SampleID: o.SampleID, Epoch: o.Epoch,
-			RerunLogID: ptr(o.LogID), RerunClass: ptr(o.Class), RerunRefused: o.Refused, Status: "no_original"}
+			RerunLogID: ptr(o.LogID), RerunClass: ptr(o.Class), RerunRefused: o.Refused, Status: vocab.RerunNoOriginal}
 		if og, ok := orig[o.PairKey]; ok {
-			r.Status, r.OrigLogID, r.OrigClass = "paired", ptr(og.LogID), ptr(og.Class)
+			r.Status, r.OrigLogID, r.OrigClass = vocab.RerunPaired, ptr(og.LogID), ptr(og.Class)
 		}
 		out = append(out, r)
 	}
@@ -152,7 +153,7 @@ func pairReruns(outcomes []schema.ReplyOutcome, planned []schema.PlannedRerun) [
 		if seen[p.Arm+"|"+PairKey(p.Eval, p.Route, p.SampleID, p.Epoch)] {
 			continue
 		}
-		r := schema.Rerun{Eval: p.Eval, Route: p.Route, Arm: p.Arm, SampleID: p.SampleID, Epoch: p.Epoch, Status: "not_rerun"}
+		r := schema.Rerun{Eval: p.Eval, Route: p.Route, Arm: p.Arm, SampleID: p.SampleID, Epoch: p.Epoch, Status: vocab.RerunNotRerun}
 		if og, ok := orig[PairKey(p.Eval, p.Route, p.SampleID, p.Epoch)]; ok {
 			r.OrigLogID, r.OrigClass = ptr(og.LogID), ptr(og.Class)
 		}

@@ -2,12 +2,15 @@ package vocab
 
 import "regexp"
 
-// Where an eval's judge runs (an eval profile's judge.where).
+// Where an eval's judge runs (an eval profile's judge.where, study_evals.judge_where).
 const (
 	JudgeInScorer = "scorer" // a model-graded scorer calls it (model_graded_qa, a scorer's get_model().generate)
 	JudgeInSolver = "solver" // the solver calls the model under test again to grade its own reply (AIR-Bench)
 	NoJudge       = "none"
 )
+
+// JudgeWheres (study_evals.judge_where) are where a judge runs, in order.
+var JudgeWheres = []string{JudgeInScorer, JudgeInSolver, NoJudge}
 
 // graderRole matches model-role names that denote a grader.
 var graderRole = regexp.MustCompile(`(?i)grad|judg|scor|critic|evaluat|rater|monitor|classif`)

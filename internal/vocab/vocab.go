@@ -83,8 +83,62 @@ const (
 // text and none.
 var RefusalForms = append(append([]string(nil), classify.ProviderRefusals...), FormText, FormNone)
 
-// RerunStatuses (reruns.status): how a planned or seen re-run paired.
-var RerunStatuses = []string{"paired", "no_original", "not_rerun"}
+// Re-run statuses (reruns.status): how a planned or seen re-run paired.
+const (
+	RerunPaired     = "paired"      // with the default-arm reply it re-runs
+	RerunNoOriginal = "no_original" // a re-run without an original reply
+	RerunNotRerun   = "not_rerun"   // planned, never re-run
+)
+
+// RerunStatuses are the re-run statuses in order.
+var RerunStatuses = []string{RerunPaired, RerunNoOriginal, RerunNotRerun}
+
+// The study's arms (log_assignments.arm and the tables rescore and select
+// write): the manifest accepts no other in its mapping, and a log's metadata
+// or tags naming another is reported by `empties check`.
+const (
+	ArmDefault = "default" // the runs as the eval configures them
+	ArmTight   = "tight"   // the same runs with a tight max_tokens
+	ArmWide    = "wide"    // every default-arm truncated_empty reply again with more room (D1(b))
+	ArmControl = "control" // default-arm non-answers again at the same settings (transient share)
+)
+
+// Arms are the arms in order.
+var Arms = []string{ArmDefault, ArmTight, ArmWide, ArmControl}
+
+// The study's parts (log_assignments.part, reply_outcomes.part).
+const (
+	PartA = "A" // collect replies
+	PartB = "B" // judges grading replies the original run never showed them
+	PartC = "C" // judges grading non-answer forms (judge tests)
+)
+
+// Parts are the parts in order.
+var Parts = []string{PartA, PartB, PartC}
+
+// Eval kinds (an eval profile's kind, study_evals.kind).
+const (
+	EvalRefusal    = "refusal"    // the eval measures refusals (its scorer says when a reply is one)
+	EvalCapability = "capability" // the eval measures a capability
+)
+
+// EvalKinds are the eval kinds in order.
+var EvalKinds = []string{EvalRefusal, EvalCapability}
+
+// Verdicts (decisions.verdict) of a decision rule (met, not met, not enough
+// data) and of a hypothesis (supported, against, inconclusive, not enough
+// data): internal/decide gives them.
+const (
+	VerdictMet          = "met"
+	VerdictNotMet       = "not met"
+	VerdictNoData       = "not enough data" // the rule's inputs are missing: never a verdict
+	VerdictSupported    = "supported"
+	VerdictAgainst      = "against"
+	VerdictInconclusive = "inconclusive"
+)
+
+// Verdicts are the verdicts: the rules', then the hypotheses'.
+var Verdicts = []string{VerdictMet, VerdictNotMet, VerdictNoData, VerdictSupported, VerdictAgainst, VerdictInconclusive}
 
 // P0 check statuses (p0_check.status).
 const (
@@ -97,10 +151,14 @@ const (
 var P0Statuses = []string{P0OK, P0Mismatch, P0Unchecked}
 
 // LogFormats (logs.format) and HeaderSources (logs.header_source) are
-// internal/evallog's.
+// internal/evallog's; LogStatuses (logs.status) and CacheModes
+// (model_calls.cache) are inspect_ai's, as internal/evallog reads them from
+// its model (EvalLog.status, ModelEvent.cache).
 var (
 	LogFormats    = []string{evallog.FormatEval, evallog.FormatJSON}
 	HeaderSources = []string{evallog.HeaderFromHeader, evallog.HeaderFromJournal, evallog.HeaderFromJSON}
+	LogStatuses   = evallog.Statuses()
+	CacheModes    = evallog.CacheModes()
 )
 
 // Sets are the closed sets by the name a column's vocab tag in schema/
@@ -122,6 +180,13 @@ func Sets() map[string][]string {
 		"p0_statuses":        P0Statuses,
 		"log_formats":        LogFormats,
 		"header_sources":     HeaderSources,
+		"log_statuses":       LogStatuses,
+		"cache_modes":        CacheModes,
+		"arms":               Arms,
+		"parts":              Parts,
+		"eval_kinds":         EvalKinds,
+		"judge_wheres":       JudgeWheres,
+		"verdicts":           Verdicts,
 		"set_statuses":       logset.Statuses,
 		"superseded_reasons": logset.Reasons,
 	}

@@ -74,7 +74,10 @@ func TestClosedColumnsAreInTheVocabulary(t *testing.T) {
 		used[c.Set] = true
 	}
 	for _, want := range []string{"model_calls.call_status", "replies.reply_source", "model_calls.kind_reason",
-		"reply_outcomes.form", "reruns.status", "p0_check.status", "replies.max_tokens_source", "scores.value_kind"} {
+		"reply_outcomes.form", "reruns.status", "p0_check.status", "replies.max_tokens_source", "scores.value_kind",
+		"logs.status", "model_calls.cache", "log_assignments.arm", "log_assignments.part", "policy_scores.arm",
+		"headlines.arm", "judge_verdicts.arm", "reply_outcomes.arm", "reply_outcomes.part", "reruns.arm",
+		"planned_reruns.arm", "study_evals.kind", "study_evals.judge_where", "decisions.verdict"} {
 		if !have[want] {
 			t.Errorf("%s is not in the vocabulary", want)
 		}

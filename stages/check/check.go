@@ -17,6 +17,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/measures"
 	"empties/internal/store"
+	"empties/internal/vocab"
 	"empties/schema"
 )
 
@@ -64,7 +65,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		n, bad, unchecked := 0, 0, 0
 		err := store.Scan(opts.Data, "p0_check", func(c *schema.P0Check) error {
 			n++
-			if c.Status == "unchecked" {
+			if c.Status == vocab.P0Unchecked {
 				unchecked++
 				fmt.Fprintf(w, "P0 unchecked: %s (%s): %s\n", c.Path, c.Eval, c.Detail)
 			}

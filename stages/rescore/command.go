@@ -80,9 +80,9 @@ func printPairing(w io.Writer, reruns []schema.Rerun, tests []schema.JudgeTest) 
 		status[r.Status]++
 	}
 	if len(reruns) > 0 {
-		fmt.Fprintf(w, "re-runs: %d paired, %d without an original, %d planned but not re-run\n", status["paired"], status["no_original"], status["not_rerun"])
+		fmt.Fprintf(w, "re-runs: %d paired, %d without an original, %d planned but not re-run\n", status[vocab.RerunPaired], status[vocab.RerunNoOriginal], status[vocab.RerunNotRerun])
 		for _, r := range reruns {
-			if r.Status != "paired" {
+			if r.Status != vocab.RerunPaired {
 				fmt.Fprintf(w, "  %s: %s %s %s sample %s epoch %d\n", r.Status, r.Arm, r.Eval, r.Route, r.SampleID, r.Epoch)
 			}
 		}
@@ -108,8 +108,8 @@ func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads 
 	for _, c := range checks {
 		status[c.Status]++
 	}
-	bad := status["mismatch"]
-	fmt.Fprintf(w, "headlines: %d rows; P0 check: %d of %d logs reproduce the stored metric", len(heads), status["ok"], len(checks))
+	bad := status[vocab.P0Mismatch]
+	fmt.Fprintf(w, "headlines: %d rows; P0 check: %d of %d logs reproduce the stored metric", len(heads), status[vocab.P0OK], len(checks))
 	if bad > 0 {
 		fmt.Fprintf(w, " (run `empties check` for the mismatches)")
 	}

@@ -167,7 +167,7 @@ func writePlan(files *guard.Files, out string, plan *Plan) error {
 // markdown is the plan as PLAN.md shows it.
 func markdown(p *Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{"wide": "Wide arm", "control": "Control arm", "partc": "Part C", "partb": "Part B judge calls"}[p.Kind])
+	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{planjson.Wide: "Wide arm", planjson.Control: "Control arm", planjson.PartC: "Part C", planjson.PartB: "Part B judge calls"}[p.Kind])
 	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)
 	fmt.Fprintf(&b, "Estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling.\n\n",
 		p.Cost.EstimateUSD, p.Cost.UpperBoundUSD, p.Cost.SpentUSD, p.Cost.CeilingUSD)
