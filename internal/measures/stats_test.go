@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"empties/internal/bootstrap"
@@ -259,5 +260,57 @@ func TestExactSumIsOrderFree(t *testing.T) {
 	}
 	if plain[0] == plain[1] {
 		t.Logf("plain sums agreed here (%.17g): the case no longer shows the order effect", plain[0])
+	}
+}
+
+// exact_avg is the exact mean, bit for bit exact_sum(x) / count(x), for a
+// group of values a DECIMAL(38, 18) holds and adds safely (below 1e9), and
+// avg's for a group with NaN, ±Inf or a value at or above 1e9, where the
+// cast to DECIMAL fails or its sum could overflow.
+func TestExactAvgFallsBackOutOfRange(t *testing.T) {
+	ctx := context.Background()
+	conn := testDB(t)
+	r, err := newRunner(ctx, conn, testParams, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.run(ctx, loadSuite(t).Closure("rates")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		values string
+		exact  bool
+	}{
+		{"0.1, 0.2, 0.3", true},
+		{"1.0 / 3, 2.0 / 3, 1e-17", true},
+		{"999999999.5, -999999999.25, 0.125", true},
+		{"'inf'::DOUBLE, 1", false},
+		{"'-inf'::DOUBLE, 1", false},
+		{"'nan'::DOUBLE, 1", false},
+		{"1e25, 1", false},
+		{"-1e25, 0.5", false},
+		{"1e9, 0.5", false},
+		{"1e300, 1e300", false},
+	} {
+		var vals []string
+		for _, v := range strings.Split(c.values, ", ") {
+			vals = append(vals, "("+v+")")
+		}
+		from := " FROM (SELECT v::DOUBLE AS x FROM (VALUES " + strings.Join(vals, ", ") + ") t(v))"
+		var got, want float64
+		if err := conn.QueryRowContext(ctx, "SELECT exact_avg(x)"+from).Scan(&got); err != nil {
+			t.Errorf("%s: %v", c.values, err)
+			continue
+		}
+		ref := "SELECT avg(x)"
+		if c.exact {
+			ref = "SELECT exact_sum(x) / count(x)"
+		}
+		if err := conn.QueryRowContext(ctx, ref+from).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("exact_avg(%s) = %.17g; %s gives %.17g", c.values, got, ref, want)
+		}
 	}
 }

@@ -25,6 +25,12 @@
 -- in the last place of the double sum: far below any figure shown (12 places moved a Wilson
 -- bound in its tenth significant digit).
 --
+-- exact_avg falls back to avg(x) for a group holding a value a DECIMAL(38, 18) cannot hold or add
+-- safely: NaN, ±Inf, or |x| >= 1e9 (a score component can be any of them; the cast would fail where
+-- avg did not, and a DECIMAL(38, 18) sum overflows at 1e20, which values below 1e9 reach only past
+-- 1e11 rows). Such a group's mean is avg's, as NaN and ±Inf propagate there; every other group's is
+-- the exact one. The cast sits inside a CASE per row, so a group that falls back never casts.
+--
 -- interval_z is the normal quantile of the run's interval level (manifest thresholds.interval), set
 -- by the analyze stage. Both Wilson ends are NULL when n = 0 (no samples, no interval), and are
 -- clamped to [0, 1] so rounding never puts an end a hair outside it (statsmodels' ends at x = 0
@@ -39,8 +45,14 @@ CREATE OR REPLACE MACRO sample_weight(sample_key) AS
 CREATE OR REPLACE MACRO exact_sum(x) AS
   round(sum(x::DECIMAL(38, 18)), 15)::DOUBLE;
 
+CREATE OR REPLACE MACRO exact_value(x) AS
+  CASE WHEN isfinite(x) AND abs(x) < 1e9 THEN x::DECIMAL(38, 18) END;
+
 CREATE OR REPLACE MACRO exact_avg(x) AS
-  exact_sum(x) / count(x);
+  CASE WHEN count(exact_value(x)) = count(x)
+    THEN exact_sum(exact_value(x)) / count(x)
+    ELSE avg(x)
+  END;
 
 CREATE OR REPLACE MACRO sample_share(weight, condition) AS
   coalesce(exact_sum(CASE WHEN condition THEN weight END), 0);
