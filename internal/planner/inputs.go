@@ -79,21 +79,21 @@ func (in *inputs) reply(o *schema.ReplyOutcome) *schema.Reply {
 
 // loadPrices prices every call through the analysis SQL (priced_calls and
 // its call_cost), so a plan's numbers are the cost table's: the same route
-// lookup, cache reads and writes and reasoning price. A re-run is the reply's
-// call once more, billed even where inspect's cache served the original.
-// Judge calls served from the cache say nothing of what a new call costs and
-// are left out of the Part C averages.
+// lookup, cache reads and writes and reasoning price. study_spend is what
+// the logged calls cost so far; rerun_prices what each reply's call costs
+// once more, billed even where inspect's cache served the original;
+// judge_prices what an eval's judge calls cost on average, those served from
+// the cache left out.
 func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manifest) error {
-	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"priced_calls", "call_cost", "rates"}, func(c *sql.Conn) error {
-		if err := c.QueryRowContext(ctx, "SELECT coalesce(exact_sum(cost_usd), 0) FROM priced_calls").Scan(&in.spent); err != nil {
-			return fmt.Errorf("select: priced_calls: %w", err)
+	qs, err := measures.LoadQueries()
+	if err != nil {
+		return err
+	}
+	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"study_spend", "judge_prices", "call_cost"}, func(c *sql.Conn) error {
+		if err := c.QueryRowContext(ctx, "SELECT cost_usd FROM study_spend").Scan(&in.spent); err != nil {
+			return fmt.Errorf("select: study_spend: %w", err)
 		}
-		rows, err := c.QueryContext(ctx, `SELECT r.log_id, r.sample_id, r.epoch,
-		    call_cost(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
-		              s.price_input, s.price_cache_read, s.price_output, s.price_reasoning),
-		    call_cost(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens, greatest(coalesce(r.output_tokens, 0), $1::BIGINT), 0,
-		              s.price_input, s.price_cache_read, s.price_output, s.price_reasoning)
-		  FROM replies r JOIN log_assignments a USING (log_id) JOIN study_routes s ON s.route = a.route`, m.Arms.Wide.MaxTokens)
+		rows, err := qs.Rows(ctx, c, "rerun_prices", nil, sql.Named("wide_max_tokens", m.Arms.Wide.MaxTokens))
 		if err != nil {
 			return fmt.Errorf("select: re-run prices: %w", err)
 		}
@@ -110,27 +110,17 @@ func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manife
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		jrows, err := c.QueryContext(ctx, `SELECT eval, arg_min(call_model, (log_id, sample_id, epoch, call_index)), count(*),
-		    count(DISTINCT (log_id, sample_id, epoch)), count(price_route) = count(*),
-		    avg(call_cost(input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
-		                  s.price_input, s.price_cache_read, s.price_output, s.price_reasoning))
-		  FROM priced_calls p LEFT JOIN study_routes s ON s.route = p.price_route
-		  WHERE role = 'judge' AND NOT local_cache AND eval IS NOT NULL
-		  GROUP BY eval`)
+		jrows, err := c.QueryContext(ctx, "SELECT eval, judge_model, n_calls, calls_per_sample, priced, per_call_usd FROM judge_prices")
 		if err != nil {
-			return fmt.Errorf("select: judge prices: %w", err)
+			return fmt.Errorf("select: judge_prices: %w", err)
 		}
 		defer jrows.Close()
 		for jrows.Next() {
 			var e string
 			var j judgeUse
-			var samples int
-			var perCall sql.NullFloat64
-			if err := jrows.Scan(&e, &j.Model, &j.Calls, &samples, &j.Priced, &perCall); err != nil {
+			if err := jrows.Scan(&e, &j.Model, &j.Calls, &j.PerSampleCalls, &j.Priced, &j.PerCallUSD); err != nil {
 				return err
 			}
-			j.PerCallUSD, j.Priced = perCall.Float64, j.Priced && perCall.Valid
-			j.PerSampleCalls = float64(j.Calls) / float64(samples)
 			in.judges[e] = j
 		}
 		return jrows.Err()

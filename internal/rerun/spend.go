@@ -58,8 +58,9 @@ func (s *Spend) In(dir string) FolderState {
 }
 
 // Account ingests and places the logs of log folders in a scratch dataset
-// (ingest and rescore, as the study reads them) and prices their calls with
-// priced_calls, the cost table's view.
+// (ingest and rescore, as the study reads them) and reads what each counted
+// log spent and holds from log_spend (sql/staging), which prices its calls
+// with priced_calls, the cost table's view.
 func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, error) {
 	s := &Spend{logs: map[string]logState{}}
 	var paths []string
@@ -86,15 +87,8 @@ func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, 
 	if _, err := study.Rescore(ctx, study.Config{Data: ds, Manifest: m.Path}); err != nil {
 		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
 	}
-	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, `WITH recs AS (
-		    SELECT log_id, count(*) FILTER (WHERE class <> 'error') AS n FROM replies GROUP BY ALL
-		  ), cost AS (
-		    SELECT log_id, coalesce(exact_sum(cost_usd), 0) AS usd, count(*) AS calls, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced
-		    FROM priced_calls GROUP BY ALL
-		  )
-		  SELECT l.path, l.status = 'success', coalesce(r.n, 0), coalesce(c.usd, 0), coalesce(c.calls, 0), coalesce(c.unpriced, 0)
-		  FROM logs l LEFT JOIN recs r USING (log_id) LEFT JOIN cost c USING (log_id) WHERE l.set_status = 'counted'`)
+	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"log_spend"}, func(c *sql.Conn) error {
+		rows, err := c.QueryContext(ctx, "SELECT path, success, n_records, cost_usd, n_calls, n_unpriced FROM log_spend")
 		if err != nil {
 			return err
 		}
@@ -135,9 +129,9 @@ func DatasetSpend(ctx context.Context, data string, logDirs []string, m *manifes
 	if data == "" || !store.HasTable(data, "log_assignments") {
 		return 0, true, nil
 	}
-	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"priced_calls", "rates"}, func(c *sql.Conn) error {
-		// exact sums, added in the paths' order: the same figure on every run
-		rows, err := c.QueryContext(ctx, `SELECT l.path, coalesce(exact_sum(p.cost_usd), 0) FROM priced_calls p JOIN logs l USING (log_id) GROUP BY ALL ORDER BY l.path`)
+	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"log_spend"}, func(c *sql.Conn) error {
+		// exact sums per log, added in the paths' order: the same figure on every run
+		rows, err := c.QueryContext(ctx, "SELECT path, cost_usd FROM log_spend ORDER BY path")
 		if err != nil {
 			return err
 		}
