@@ -127,6 +127,32 @@ func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manife
 	})
 }
 
+// addJudgeCost adds to plan and its group g what the eval's judge costs to
+// grade one sample's replays (Part B: the stored reply once; Part C: every
+// form and repeat): the judge calls, as many per replay as the logs made per
+// sample, and their price at the logged mean cost per call, or the judge
+// among the plan's unpriced models when no route prices its calls (or no
+// judge call of the eval was logged).
+func addJudgeCost(plan *Plan, g *Group, ju judgeUse, eval string, replays int) {
+	calls := replays
+	if ju.PerSampleCalls > 0 {
+		calls = int(float64(replays)*ju.PerSampleCalls + 0.5)
+	}
+	plan.Size.Calls += calls
+	switch {
+	case ju.Priced && ju.Calls > 0:
+		c := ju.PerCallUSD * float64(calls)
+		plan.Cost.EstimateUSD += c
+		plan.Cost.UpperBoundUSD += c
+		g.Cost.EstimateUSD += c
+		g.Cost.UpperBoundUSD += c
+	case ju.Model != "":
+		plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, ju.Model)
+	default:
+		plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, "judge of "+eval+" (no judge calls logged)")
+	}
+}
+
 // rerunCost is what re-running a reply costs: its estimate, and the upper
 // bound that lets a wide re-run use its whole new budget.
 func rerunCost(in *inputs, t target, arm string) (est, upper float64, ok bool) {
@@ -193,22 +219,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 		for _, c := range pool {
 			g.Samples = append(g.Samples, Sample{ID: c.id, IDType: c.idType, OriginalLog: c.log, Forms: forms})
 			plan.Size.Samples++
-			calls := len(forms) * size.Repeats
-			if ju.PerSampleCalls > 0 {
-				calls = int(float64(calls)*ju.PerSampleCalls + 0.5)
-			}
-			plan.Size.Calls += calls
-			if ju.Priced && ju.Calls > 0 {
-				c := ju.PerCallUSD * float64(calls)
-				plan.Cost.EstimateUSD += c
-				plan.Cost.UpperBoundUSD += c
-				g.Cost.EstimateUSD += c
-				g.Cost.UpperBoundUSD += c
-			} else if ju.Model != "" {
-				plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, ju.Model)
-			} else {
-				plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, "judge of "+e+" (no judge calls logged)")
-			}
+			addJudgeCost(plan, &g, ju, e, len(forms)*size.Repeats)
 		}
 		plan.Groups = append(plan.Groups, g)
 	}

@@ -79,24 +79,8 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 			s.IDType = r.SampleIDType
 		}
 		g.Samples = append(g.Samples, s)
-		ju := in.judges[o.Eval]
-		calls := 1
-		if ju.PerSampleCalls > 0 {
-			calls = int(ju.PerSampleCalls + 0.5)
-		}
 		plan.Size.Samples++
-		plan.Size.Calls += calls
-		if ju.Priced && ju.Calls > 0 {
-			c := ju.PerCallUSD * float64(calls)
-			plan.Cost.EstimateUSD += c
-			plan.Cost.UpperBoundUSD += c
-			g.Cost.EstimateUSD += c
-			g.Cost.UpperBoundUSD += c
-		} else if ju.Model != "" {
-			plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, ju.Model)
-		} else {
-			plan.Cost.Unpriced = appendUnique(plan.Cost.Unpriced, "judge of "+o.Eval+" (no judge calls logged)")
-		}
+		addJudgeCost(plan, g, in.judges[o.Eval], o.Eval, 1)
 	}
 	sort.Slice(order, func(i, j int) bool {
 		a, b := order[i], order[j]
