@@ -383,7 +383,7 @@ func escapedAt(b []byte, i int) bool {
 // ranges into the message pool like a Python slice (out-of-range ends are
 // cut, §3.4). It decodes only the role and content of each message.
 func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
-	raws, err := d.inputRaws(e)
+	raws, err := d.inputRaws(e.InputRefs, e.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +402,7 @@ func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
 // without decoding them.
 func (d *DecodedSample) InputCount(e *Event) (int, error) {
 	if len(e.InputRefs) > 0 {
-		parts, err := d.pooledInput(e)
+		parts, err := d.pooledInput(e.InputRefs)
 		n := 0
 		for _, p := range parts {
 			n += len(p)
@@ -422,7 +422,7 @@ func (d *DecodedSample) InputCount(e *Event) (int, error) {
 // LastUserText is the text of the last user message of a model event's input
 // (what a judge was asked); only that message is decoded whole.
 func (d *DecodedSample) LastUserText(e *Event) (string, error) {
-	raws, err := d.inputRaws(e)
+	raws, err := d.inputRaws(e.InputRefs, e.Input)
 	if err != nil {
 		return "", err
 	}
@@ -438,20 +438,20 @@ func (d *DecodedSample) LastUserText(e *Event) (string, error) {
 	return "", nil
 }
 
-// inputRaws lists a model event's raw input messages: the input_refs ranges
-// of the pool, or the inline input list.
-func (d *DecodedSample) inputRaws(e *Event) ([]json.RawMessage, error) {
+// inputRaws lists a model event's raw input messages (its input_refs and
+// input): the input_refs ranges of the pool, or the inline input list.
+func (d *DecodedSample) inputRaws(refs [][]int, input json.RawMessage) ([]json.RawMessage, error) {
 	var raws []json.RawMessage
-	if len(e.InputRefs) > 0 {
-		parts, err := d.pooledInput(e)
+	if len(refs) > 0 {
+		parts, err := d.pooledInput(refs)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range parts {
 			raws = append(raws, p...)
 		}
-	} else if isInlineList(e.Input) {
-		if _, err := unmarshal(e.Input, &raws); err != nil {
+	} else if isInlineList(input) {
+		if _, err := unmarshal(input, &raws); err != nil {
 			return nil, fmt.Errorf("model event input: %w", err)
 		}
 	}
@@ -460,9 +460,9 @@ func (d *DecodedSample) inputRaws(e *Event) ([]json.RawMessage, error) {
 
 // pooledInput returns the ranges of the message pool that a model event's
 // input_refs name, cut like Python slices (out-of-range ends, §3.4).
-func (d *DecodedSample) pooledInput(e *Event) ([][]json.RawMessage, error) {
-	parts := make([][]json.RawMessage, 0, len(e.InputRefs))
-	for _, r := range e.InputRefs {
+func (d *DecodedSample) pooledInput(refs [][]int) ([][]json.RawMessage, error) {
+	parts := make([][]json.RawMessage, 0, len(refs))
+	for _, r := range refs {
 		if len(r) != 2 {
 			return nil, fmt.Errorf("input_refs: malformed range %v", r)
 		}

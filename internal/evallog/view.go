@@ -14,8 +14,8 @@ import (
 // model event's output decoded and its input counted, and ingest reads it
 // without calling back into the decoded sample. Its slices are its own (a
 // reused DecodedSample builds a new view), so rows may keep them; its raw
-// values (CallView.Input, ScoreView.Value) are sub-slices of the sample
-// until Release.
+// values (CallView.Input and RawOutput, ScoreView.Value) are sub-slices of
+// the sample until Release.
 type SampleView struct {
 	ID, IDKind string // see DecodedSample.IDString
 	Epoch      int64
@@ -70,6 +70,9 @@ type CallView struct {
 	// Prompt is the text of the last user message of the input.
 	Prompt string
 	Output *OutputView
+	// RawOutput is the event's output as logged, for a reader that shows it
+	// whole (empties serve's sample page); no table reads it.
+	RawOutput json.RawMessage
 	// Err is why the output could not be decoded or the input counted
 	// (which fails the sample); PromptErr why the prompt could not be read
 	// (which fails it only where a table keeps the prompt).
@@ -178,7 +181,7 @@ func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
 		Model: e.Model, Role: e.Role, Cache: e.Cache, Timestamp: e.Timestamp,
 		Pending: bool(e.Pending), Tools: len(e.Tools), HasTools: e.Tools != nil,
 		WorkingTime: e.WorkingTime, Error: EventError(e), Config: ParseGenerateConfig(e.Config),
-		InputRefs: e.InputRefs, Input: bytes.TrimSpace(e.Input),
+		InputRefs: e.InputRefs, Input: bytes.TrimSpace(e.Input), RawOutput: e.Output,
 	}
 	o, err := d.ModelOutput(e)
 	if err != nil {
@@ -330,11 +333,13 @@ func jsonString(raw json.RawMessage) *string {
 	return &s
 }
 
-// InputRaws returns a model event's input messages as raw JSON, each whole
+// InputRaws returns a model call's input messages as raw JSON, each whole
 // (input_refs ranges of the message pool expanded as InputMessages expands
 // them), for a reader that shows a message with every field: empties
-// serve's sample page. The raw bytes share the sample's; attachment refs in
-// them are not resolved (Resolve does that per string).
-func (d *DecodedSample) InputRaws(e *Event) ([]json.RawMessage, error) {
-	return d.inputRaws(e)
+// serve's sample page. No table keeps the messages whole, so the view holds
+// only the call's refs (or inline list), and the pool stays the decoded
+// sample's. The raw bytes share the sample's; attachment refs in them are
+// not resolved (Resolve does that per string).
+func (d *DecodedSample) InputRaws(c *CallView) ([]json.RawMessage, error) {
+	return d.inputRaws(c.InputRefs, c.Input)
 }

@@ -247,38 +247,43 @@ func markSkipped(calls []callView) {
 	}
 }
 
-// decode fills what the page shows from the sample's raw JSON.
+// decode fills what the page shows from the sample's raw JSON. The calls
+// are read through the sample's view (evallog.SampleView, the one pass
+// ingest reads): which model events there are, in order, and each one's
+// pending flag, error, input count and output as logged. What the page shows
+// whole and no table keeps (every message with all its parts, tool calls'
+// arguments, usage as logged, sample.input and target) is read here from
+// the raw values, with the decoded sample's message pool (InputRaws) and
+// attachments (Resolve).
 func (p *samplePage) decode(raw []byte) error {
 	d, err := evallog.DecodeSample(raw, "")
 	if err != nil {
 		return err
 	}
-	var events []*evallog.Event
-	for i := range d.Events {
-		if d.Events[i].Event == "model" {
-			events = append(events, &d.Events[i])
+	var calls []*evallog.CallView
+	for _, e := range d.View().Events {
+		if e.Call != nil {
+			calls = append(calls, e.Call)
 		}
 	}
 	for i := range p.Calls {
 		c := &p.Calls[i]
-		if c.Index < 0 || int(c.Index) >= len(events) {
+		if c.Index < 0 || int(c.Index) >= len(calls) {
 			continue
 		}
-		e := events[c.Index]
-		c.Found, c.Pending = true, bool(e.Pending)
+		e := calls[c.Index]
+		if e.Err != nil { // ingest refuses such a sample: the log changed
+			return fmt.Errorf("model event %d: %w", c.Index, e.Err)
+		}
+		c.Found, c.Pending, c.InputN = true, e.Pending, e.InputCount
 		if c.Error == "" {
-			c.Error = evallog.EventError(e)
+			c.Error = e.Error
 		}
-		if c.Output, err = outputOf(d, e.Output); err != nil {
+		if c.Output, err = outputOf(d, e.RawOutput); err != nil {
 			return fmt.Errorf("model event %d: %w", c.Index, err)
 		}
-		raws, err := d.InputRaws(e)
-		if err != nil {
-			return fmt.Errorf("model event %d: %w", c.Index, err)
-		}
-		c.InputN = len(raws)
 		if c.IsReply || c.Judge {
-			if c.Input, err = messagesOf(d, raws); err != nil {
+			if c.Input, err = inputMessages(d, e); err != nil {
 				return fmt.Errorf("model event %d: %w", c.Index, err)
 			}
 		}
@@ -307,8 +312,7 @@ func (p *samplePage) decode(raw []byte) error {
 	if p.Prompt == nil {
 		for _, c := range p.Calls {
 			if c.Kind == "model_under_test" && c.Found && c.InputN > 0 {
-				raws, _ := d.InputRaws(events[c.Index])
-				p.Prompt, _ = messagesOf(d, raws)
+				p.Prompt, _ = inputMessages(d, calls[c.Index])
 				p.PromptFrom = fmt.Sprintf("the input of call #%d, the first of the model under test (none was the reply)", c.Index)
 				break
 			}
@@ -354,6 +358,15 @@ type rawContent struct {
 func decodeRaw(raw []byte, v any) error {
 	clean, _ := evallog.SanitizeNonFinite(raw)
 	return json.Unmarshal(clean, v)
+}
+
+// inputMessages reads a call's input messages whole.
+func inputMessages(d *evallog.DecodedSample, c *evallog.CallView) ([]messageView, error) {
+	raws, err := d.InputRaws(c)
+	if err != nil {
+		return nil, err
+	}
+	return messagesOf(d, raws)
 }
 
 func messagesOf(d *evallog.DecodedSample, raws []json.RawMessage) ([]messageView, error) {
