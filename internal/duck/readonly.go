@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"empties/internal/guard"
 )
 
 // The ad-hoc readers (`empties sql`, and the SQL box of `empties serve`)
@@ -48,13 +50,15 @@ import (
 //     (enable_profiling's save_location, enable_logging's file storage)
 //     fail, and temp_directory, which DuckDB spills to, stays a private
 //     folder removed afterwards. Reads are confined to the dataset's
-//     folder (allowed_directories, enable_external_access off), the
-//     private folder and /dev/fd/, the pipes CopySelect writes to.
+//     folder (allowed_directories, enable_external_access off) and the
+//     private folder, where CopySelect's pipes are made. /dev/fd/ is not
+//     allowed: a query could read any descriptor the process has open
+//     (its log files, its database, another client's socket).
 //   - No extension is installed or loaded (dsnOptions).
 //
-// A SELECT's rows reach the caller through DuckDB's COPY into a pipe
-// (CopySelect), which DuckDB fills as it produces them: flat memory
-// whatever the result's size.
+// A SELECT's rows reach the caller through DuckDB's COPY into a named pipe
+// in the private folder (CopySelect), which DuckDB fills as it produces
+// them: flat memory whatever the result's size.
 
 // Statement is a statement the reader accepts.
 type Statement struct {
@@ -83,8 +87,8 @@ func refused(format string, args ...any) error { return &Refused{Reason: fmt.Spr
 // LockReader readies conn, a connection to a database holding a dataset's
 // views, for a user's statements: times print in UTC, DuckDB spills to
 // tmp (a private folder the caller removes), files are read only below
-// dirs (the dataset's folders), tmp and /dev/fd/ (CopySelect's pipes), and
-// then the configuration is locked. The settings are global: they hold
+// dirs (the dataset's folders) and tmp (where CopySelect makes its pipes),
+// and then the configuration is locked. The settings are global: they hold
 // for every connection of conn's database.
 func LockReader(ctx context.Context, conn *sql.Conn, tmp string, dirs ...string) error {
 	var allowed []string
@@ -100,7 +104,6 @@ func LockReader(ctx context.Context, conn *sql.Conn, tmp string, dirs ...string)
 			allowed = append(allowed, esc)
 		}
 	}
-	allowed = append(allowed, Quote("/dev/fd/"))
 	for _, q := range []string{
 		"SET GLOBAL TimeZone = 'UTC'",
 		"SET GLOBAL temp_directory = " + Quote(tmp),
@@ -382,15 +385,44 @@ func ExplainRows(ctx context.Context, conn *sql.Conn, q string) (cols []string, 
 }
 
 // CopySelect runs the SELECT q (accepted by CheckRead) as DuckDB's COPY
-// (FROM query(q)) TO a pipe with the options given (e.g. "FORMAT csv"),
-// and hands the pipe's reading end to read, which gets DuckDB's output as
-// DuckDB writes it. query() runs one SELECT and nothing else, whatever q
-// holds. When read returns early (its writer failed: a reader that went
-// away, EPIPE), the pipe is closed, DuckDB's next write fails and the
-// query ends; read's error is the one returned.
+// (FROM query(q)) TO a named pipe with the options given (e.g. "FORMAT
+// csv"), and hands the pipe's reading end to read, which gets DuckDB's
+// output as DuckDB writes it. query() runs one SELECT and nothing else,
+// whatever q holds. When read returns early (its writer failed: a reader
+// that went away, EPIPE), the pipe is closed, DuckDB's next write fails and
+// the query ends; read's error is the one returned.
+//
+// The pipe is made in a temporary folder of its own (guard.TempDir, removed
+// afterwards) inside the private folder LockReader set as DuckDB's
+// temp_directory, the one place outside the dataset the reader may open.
 func CopySelect(ctx context.Context, conn *sql.Conn, q, options string, read func(io.Reader) error) error {
-	pr, pw, err := os.Pipe()
+	var tmp string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('temp_directory')").Scan(&tmp); err != nil {
+		return err
+	}
+	dir, err := guard.TempDir(tmp, ".copy.")
 	if err != nil {
+		return fmt.Errorf("the pipe of the query's rows: %w", err)
+	}
+	defer dir.Close()
+	path, err := filepath.Abs(filepath.Join(dir.Path, "rows"))
+	if err != nil {
+		return err
+	}
+	if err := guard.Fifo(path); err != nil {
+		return fmt.Errorf("the pipe of the query's rows: %w", err)
+	}
+	// Both ends open at once without waiting for the other (O_NONBLOCK;
+	// Go's poller waits on reads). keep is a writer held until the COPY
+	// ends, so read sees the end of the rows then, not before DuckDB opens
+	// the pipe (or when DuckDB fails before opening it).
+	pr, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	keep, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		pr.Close()
 		return err
 	}
 	done := make(chan error, 1)
@@ -399,9 +431,9 @@ func CopySelect(ctx context.Context, conn *sql.Conn, q, options string, read fun
 		pr.Close() // DuckDB's next write fails: the query ends
 		done <- err
 	}()
-	copySQL := fmt.Sprintf("COPY (FROM query(%s)) TO %s (%s, USE_TMP_FILE false)", Quote(q), Quote(fmt.Sprintf("/dev/fd/%d", pw.Fd())), options)
+	copySQL := fmt.Sprintf("COPY (FROM query(%s)) TO %s (%s, USE_TMP_FILE false)", Quote(q), Quote(path), options)
 	_, qerr := conn.ExecContext(ctx, copySQL)
-	pw.Close() // read sees the end
+	keep.Close() // read sees the end
 	if rerr := <-done; rerr != nil {
 		return rerr
 	}

@@ -62,3 +62,37 @@ func TestPathBelowAFile(t *testing.T) {
 		t.Error("the file changed")
 	}
 }
+
+// A named pipe is made only where nothing is: an existing file and a
+// planted symlink (dangling or not) are refused and left as they were, and
+// the symlink's target is not made.
+func TestFifoMustBeNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rows")
+	if err := guard.Fifo(p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeNamedPipe == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("not a pipe of mode 0600: %v %v", fi, err)
+	}
+	if err := guard.Fifo(p); err == nil {
+		t.Error("made a pipe over a pipe")
+	}
+	mine := filepath.Join(dir, "mine.txt")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+	if err := guard.Fifo(mine); err == nil {
+		t.Error("made a pipe over a file")
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine" {
+		t.Errorf("the file changed: %q", b)
+	}
+	target := filepath.Join(dir, "target")
+	link := filepath.Join(dir, "link")
+	os.Symlink(target, link)
+	if err := guard.Fifo(link); err == nil {
+		t.Error("made a pipe through a dangling symlink")
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the symlink's target was made: %v", err)
+	}
+}

@@ -146,3 +146,15 @@ func writeNew(p string, data []byte) error {
 func Create(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
+
+// Fifo makes a named pipe (mode 0600) that must not exist: mkfifo fails on
+// any existing name, a symlink planted there included, and never follows
+// one. For a pipe a command names in a temporary folder it made (TempDir),
+// which Close removes with it: DuckDB's COPY writes a query's rows into one
+// (duck.CopySelect).
+func Fifo(p string) error {
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		return &os.PathError{Op: "mkfifo", Path: p, Err: err}
+	}
+	return nil
+}

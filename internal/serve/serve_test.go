@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -532,6 +533,68 @@ func TestSQLBoxIsReadOnly(t *testing.T) {
 	want := testutil.Query(t, dir, "SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY class")
 	if fmt.Sprint(recs[1:]) != fmt.Sprint(want) || strings.Join(recs[0], ",") != "class,n" {
 		t.Errorf("CSV %v, SQL %v", recs, want)
+	}
+}
+
+// A query reads none of the server's open descriptors: /dev/fd/N (and
+// /proc/self/fd/N) of a pipe the process holds, here one holding a secret,
+// is refused, where DuckDB read it when /dev/fd/ was allowed for
+// CopySelect's pipes. Results still stream out (page and CSV) through
+// CopySelect's named pipe, whose folder is gone once the query is done.
+func TestSQLBoxReadsNoDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	writeDataset(t, testutil.Path(t, "testdata", "logs"), dir)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the server's scratch, where the pipes are made
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false, SQL: true})
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	if _, err := pw.WriteString("the-secret,1\n"); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	for _, q := range []string{
+		fmt.Sprintf("SELECT * FROM read_text('/dev/fd/%d')", pr.Fd()),
+		fmt.Sprintf("SELECT * FROM read_csv('/dev/fd/%d', header = false)", pr.Fd()),
+		fmt.Sprintf("SELECT * FROM read_blob('/dev/fd/%d')", pr.Fd()),
+		fmt.Sprintf("SELECT * FROM read_text('/proc/self/fd/%d')", pr.Fd()),
+		"SELECT * FROM read_csv('/dev/fd/0')",
+		"SELECT * FROM read_text('/dev/stdin')",
+	} {
+		body := page(t, hs.URL, "/sql?"+url.Values{"q": {q}}.Encode())
+		if !strings.Contains(body, `id="sql-error"`) || !strings.Contains(body, "Permission Error") || strings.Contains(body, "the-secret") {
+			t.Errorf("%s: not refused:\n%.1500s", q, body)
+		}
+		code, csvBody := get(t, nil, hs.URL+"/sql.csv?"+url.Values{"q": {q}}.Encode())
+		if code == http.StatusOK || strings.Contains(csvBody, "the-secret") {
+			t.Errorf("%s as CSV: %d, want an error: %.300s", q, code, csvBody)
+		}
+	}
+	body := page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT range AS i FROM range(250)"}, "page": {"3"}}.Encode())
+	if !strings.Contains(body, "rows 201–250") || !strings.Contains(body, "<td>249</td>") {
+		t.Errorf("page 3 of 250 rows:\n%.2000s", body)
+	}
+	q := "SELECT log_id, sample_id, epoch, class FROM replies ORDER BY ALL"
+	code, csvBody := get(t, nil, hs.URL+"/sql.csv?"+url.Values{"q": {q}}.Encode())
+	recs, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()
+	if code != http.StatusOK || err != nil {
+		t.Fatalf("CSV: %d %v", code, err)
+	}
+	if want := testutil.Query(t, dir, q); len(want) == 0 || fmt.Sprint(recs[1:]) != fmt.Sprint(want) {
+		t.Errorf("CSV %v, SQL %v", recs, want)
+	}
+	var pipes []string
+	filepath.WalkDir(tmp, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && (strings.Contains(e.Name(), ".copy.") || e.Type()&fs.ModeNamedPipe != 0) {
+			pipes = append(pipes, p)
+		}
+		return nil
+	})
+	if len(pipes) > 0 {
+		t.Errorf("the queries' pipes are left: %v", pipes)
 	}
 }
 
