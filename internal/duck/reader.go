@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"io"
 	"os"
+
+	"empties/internal/guard"
 )
 
 // Reader is a dataset opened for a user's statements (`empties sql`): the
@@ -16,7 +18,7 @@ type Reader struct {
 	Tables []string // the tables found (none: nothing to read)
 	db     *sql.DB
 	conn   *sql.Conn
-	tmp    string
+	tmp    *guard.Temp
 }
 
 // OpenReader opens the dataset at dataDir for reading only.
@@ -30,8 +32,8 @@ func OpenReader(ctx context.Context, dataDir string) (*Reader, error) {
 		return r, nil // nothing to read; the caller says so
 	}
 	if r.conn, err = db.Conn(ctx); err == nil {
-		if r.tmp, err = os.MkdirTemp("", "empties-sql-"); err == nil {
-			err = LockReader(ctx, r.conn, r.tmp, dataDir)
+		if r.tmp, err = guard.TempDir(os.TempDir(), "empties-sql."); err == nil {
+			err = LockReader(ctx, r.conn, r.tmp.Path, dataDir)
 		}
 	}
 	if err != nil {
@@ -47,9 +49,7 @@ func (r *Reader) Close() error {
 		r.conn.Close()
 	}
 	err := r.db.Close()
-	if r.tmp != "" {
-		os.RemoveAll(r.tmp)
-	}
+	r.tmp.Close() // a nil Temp is fine
 	return err
 }
 

@@ -31,7 +31,7 @@ func TestReaderReadsOnly(t *testing.T) {
 	spill := t.TempDir() // os.MkdirTemp's folder, for this test alone
 	t.Setenv("TMPDIR", spill)
 	spills := func() []string {
-		m, _ := filepath.Glob(filepath.Join(spill, "empties-sql-*"))
+		m, _ := filepath.Glob(filepath.Join(spill, "empties-sql.*"))
 		return m
 	}
 	before := len(spills())

@@ -201,12 +201,12 @@ func checkColumns(ctx context.Context, db Querier, root string, t schema.TableDe
 func WriteViewsDB(ctx context.Context, file, root string) error {
 	// DuckDB derives a database's WAL path by cutting it at '?', so the file
 	// is written under a plain temporary name and copied into place.
-	tmp, err := os.MkdirTemp("", "empties-views-")
+	tmp, err := guard.TempDir(os.TempDir(), "empties-views.")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	db, err := Open(filepath.Join(tmp, "views.duckdb"))
+	defer tmp.Close()
+	db, err := Open(filepath.Join(tmp.Path, "views.duckdb"))
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 	if err := db.Close(); err != nil {
 		return err
 	}
-	return store.CopyFile(filepath.Join(tmp, "views.duckdb"), file)
+	return store.CopyFile(filepath.Join(tmp.Path, "views.duckdb"), file)
 }
 
 // viewsRootMacro names, in a view file, the folder its views were written
@@ -276,7 +276,7 @@ func RepairViews(ctx context.Context, gen string) error {
 	if err := WriteViewsDB(ctx, filepath.Join(tmp.Path, store.ViewsFile), gen); err != nil {
 		return err
 	}
-	return os.Rename(filepath.Join(tmp.Path, store.ViewsFile), file)
+	return guard.ReplaceFile(real, store.ViewsFile, filepath.Join(tmp.Path, store.ViewsFile))
 }
 
 // viewsRoot reads the folder a view file was written for.

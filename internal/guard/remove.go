@@ -37,6 +37,22 @@ func RemoveFile(root, rel string) error {
 	return nil
 }
 
+// ReplaceFile puts the file with (one a command wrote in a temporary folder
+// of its own, TempDir) in the place of root/rel in one rename, if root/rel is
+// a plain file inside root (Inside): a symlink or folder planted there is
+// left as it is, and nothing is followed on the way.
+func ReplaceFile(root, rel, with string) error {
+	dir, name, err := plainFile(root, rel, "; left as it is")
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dir)
+	if err := unix.Renameat(unix.AT_FDCWD, with, dir, name); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
+	}
+	return nil
+}
+
 // plainFile opens the folder holding root/rel as walkTo does and checks,
 // without following a symlink, that rel's last element is a regular file
 // there; it returns the folder's descriptor (the caller closes it) and the

@@ -158,3 +158,20 @@ func Fifo(p string) error {
 	}
 	return nil
 }
+
+// Unlinked makes a scratch file in the system's temporary folder under a
+// fresh name (pattern as os.CreateTemp takes it) and unlinks the name at
+// once: the open file is the only way to it, and nothing is left behind
+// however the run ends. For bytes a command reads back itself (an object
+// downloaded from S3 while it is read, a CPU profile).
+func Unlinked(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

@@ -822,14 +822,14 @@ func (w *writer) spill() error {
 func (w *writer) unspill() error {
 	s := w.spilled
 	w.spilled = nil
-	paths := make([]string, 0, 3)
+	var finished []func() error // each spilled file's removal, once Finish closed it
 	defer func() {
-		for _, p := range paths {
-			os.Remove(p)
+		for _, remove := range finished {
+			remove()
 		}
 	}()
 	p, err := s.replies.Finish()
-	paths = append(paths, p)
+	finished = append(finished, s.replies.RemoveFinished)
 	if err == nil {
 		err = store.ReadFile(p, func(rows []schema.Reply) error { w.sinks.replies.Write(slices.Clone(rows)); return nil })
 	}
@@ -837,7 +837,7 @@ func (w *writer) unspill() error {
 		return err
 	}
 	p, err = s.scores.Finish()
-	paths = append(paths, p)
+	finished = append(finished, s.scores.RemoveFinished)
 	if err == nil {
 		err = store.ReadFile(p, func(rows []schema.Score) error { w.sinks.scores.Write(slices.Clone(rows)); return nil })
 	}
@@ -845,7 +845,7 @@ func (w *writer) unspill() error {
 		return err
 	}
 	p, err = s.calls.Finish()
-	paths = append(paths, p)
+	finished = append(finished, s.calls.RemoveFinished)
 	if err == nil {
 		err = store.ReadFile(p, func(rows []schema.ModelCall) error { w.sinks.calls.Write(slices.Clone(rows)); return nil })
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"empties/internal/evallog"
+	"empties/internal/guard"
 )
 
 // HeaderOnly, passed to OpenLog, reads an .eval log's central directory and
@@ -60,11 +61,10 @@ func (c *Client) spool(ctx context.Context, o Object) (*os.File, error) {
 		return nil, err
 	}
 	defer body.Close()
-	f, err := os.CreateTemp("", "empties-s3-*.json")
+	f, err := guard.Unlinked("empties-s3-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.URL, err)
 	}
-	os.Remove(f.Name())
 	n, err := io.Copy(f, body)
 	if err == nil && n != o.Size {
 		err = fmt.Errorf("read %d bytes where the listing says %d: the object changed while being read", n, o.Size)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"sync"
+
+	"empties/internal/guard"
 )
 
 // downloadChunk is how much of the download is written, hashed and made
@@ -62,11 +64,10 @@ type span struct{ start, end int64 }
 
 // openSpool creates the temporary file an object is read into.
 func (c *Client) openSpool(ctx context.Context, o Object) (*spool, error) {
-	f, err := os.CreateTemp("", "empties-s3-*.eval")
+	f, err := guard.Unlinked("empties-s3-*.eval") // nothing is left behind however the run ends
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (an .eval object is downloaded into a temporary file while it is read: set TMPDIR to a folder with room for it)", o.URL, err)
 	}
-	os.Remove(f.Name()) // nothing is left behind however the run ends
 	s := &spool{c: c, obj: o, f: f, done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.cond = sync.NewCond(&s.mu)

@@ -72,12 +72,12 @@ func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, 
 	if len(paths) == 0 {
 		return s, nil
 	}
-	tmp, err := os.MkdirTemp("", "empties-rerun-account-*")
+	tmp, err := guard.TempDir(os.TempDir(), "empties-rerun-account.")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	ds := filepath.Join(tmp, "data")
+	defer tmp.Close()
+	ds := filepath.Join(tmp.Path, "data")
 	if err := ingest.Build(ctx, ingest.Config{Paths: paths, Out: ds}); err != nil && !store.HasTable(ds, "replies") {
 		return nil, fmt.Errorf("rerun: reading the logs in %s: %w", strings.Join(paths, ", "), err)
 	}

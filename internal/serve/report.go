@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"empties/internal/guard"
 )
 
 // ReportFunc writes the report page of the tables of a generation (the
@@ -24,6 +26,7 @@ type reportState struct {
 	once sync.Once
 	done chan struct{}
 	dir  string
+	tmp  *guard.Temp // the folder dir is in
 	err  error
 }
 
@@ -37,12 +40,13 @@ func (r *reportState) start(fn ReportFunc, root, scratch string, n int) {
 				r.err = fmt.Errorf("this server was started without the report")
 				return
 			}
-			parent, err := os.MkdirTemp(scratch, fmt.Sprintf("report-%06d-", n))
+			tmp, err := guard.TempDir(scratch, fmt.Sprintf("report-%06d.", n))
 			if err != nil {
 				r.err = err
 				return
 			}
-			out := filepath.Join(parent, "report")
+			r.tmp = tmp
+			out := filepath.Join(tmp.Path, "report")
 			if err := fn(context.Background(), root, out); err != nil {
 				r.err = err
 				return
@@ -71,9 +75,7 @@ func (r *reportState) remove() {
 		return
 	}
 	<-r.done
-	if r.dir != "" {
-		os.RemoveAll(filepath.Dir(r.dir))
-	}
+	r.tmp.Close() // also a report that failed half-written; a nil Temp is fine
 }
 
 // serveReport serves the generation's report folder: index.html with the

@@ -301,6 +301,9 @@ func (w *Writer[T]) Finish() (string, error) {
 	return w.path, err
 }
 
+// RemoveFinished removes the file Finish closed, once its rows are read back.
+func (w *Writer[T]) RemoveFinished() error { return os.Remove(w.path) }
+
 // ReadFile streams the rows of one Parquet file to fn in batches; fn must
 // not keep the batch.
 func ReadFile[T any](path string, fn func([]T) error) error {

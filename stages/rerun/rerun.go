@@ -255,13 +255,20 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	return nil
 }
 
-// writeSpec writes the spec to a scratch file outside every output.
+// writeSpec writes the spec to a scratch file outside every output: spec.json
+// in a temporary folder of its own (guard.TempDir), which cleanup removes.
 func writeSpec(spec rerun.Spec) (string, func(), error) {
-	f, err := os.CreateTemp("", "empties-rerun-spec-*.json")
+	tmp, err := guard.TempDir(os.TempDir(), "empties-rerun-spec.")
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.Remove(f.Name()) }
+	cleanup := func() { tmp.Close() }
+	p := filepath.Join(tmp.Path, "spec.json")
+	f, err := guard.Create(p)
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", " ")
 	if err := enc.Encode(spec); err != nil {
@@ -273,7 +280,7 @@ func writeSpec(spec rerun.Spec) (string, func(), error) {
 		cleanup()
 		return "", nil, err
 	}
-	return f.Name(), cleanup, nil
+	return p, cleanup, nil
 }
 
 func lastLines(s string, n int) string {
