@@ -8,12 +8,12 @@ type Log struct {
 	SizeBytes    int64    `parquet:"size_bytes" doc:"file size in bytes"`
 	Format       string   `parquet:"format" vocab:"log_formats" doc:"eval (zip archive) or json"`
 	Version      int64    `parquet:"version" doc:"log schema version (1, 2 or 3)"`
-	Status       string   `parquet:"status" vocab:"log_statuses" doc:"started (running or killed: header from the journal), success, cancelled or error"`
+	Status       string   `parquet:"status" vocab:"log_statuses" doc:"started (running or killed: header from the journal; also a header without status, as EvalLog defaults it), success, cancelled or error"`
 	HeaderSource string   `parquet:"header_source" vocab:"header_sources" doc:"header.json, _journal/start.json, or json"`
-	EvalID       string   `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
-	RunID        string   `parquet:"run_id,optional" doc:"run id"`
-	EvalSetID    string   `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`
-	TaskID       string   `parquet:"task_id,optional" doc:"task id within the run"`
+	EvalID       *string  `parquet:"eval_id,optional" doc:"eval id as stored (absent before inspect_ai 0.3.95)"`
+	RunID        *string  `parquet:"run_id,optional" doc:"run id"`
+	EvalSetID    *string  `parquet:"eval_set_id,optional" doc:"eval set id (eval sets only)"`
+	TaskID       *string  `parquet:"task_id,optional" doc:"task id within the run"`
 	Task         string   `parquet:"task" doc:"task registry name, possibly namespaced (inspect_evals/xstest)"`
 	TaskVersion  *string  `parquet:"task_version,optional" doc:"task version, as text (int or str in the log)"`
 	TaskArgs     *string  `parquet:"task_args,optional" sql:"JSON" doc:"task arguments (JSON)"`
@@ -24,12 +24,12 @@ type Log struct {
 	TaskConfig   *string  `parquet:"task_generate_config,optional" sql:"JSON" doc:"the task-level generate config: plan.config (JSON)"`
 	EvalConfig   *string  `parquet:"eval_config,optional" sql:"JSON" doc:"eval run config: limits, epochs, fail_on_error, ... (JSON)"`
 	MaxTokens    *int64   `parquet:"max_tokens,optional" doc:"max_tokens of the eval's generate config (generate_config, else task_generate_config); null = provider default"`
-	InspectAI    string   `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
+	InspectAI    *string  `parquet:"inspect_ai_version,optional" doc:"inspect_ai version that wrote the log (eval.packages; dev installs can be stale)"`
 	Created      *int64   `parquet:"created,optional,timestamp(microsecond)" doc:"when the eval was created (UTC)"`
 	Tags         []string `parquet:"tags,list" doc:"eval tags"`
 	Metadata     *string  `parquet:"metadata,optional" sql:"JSON" doc:"eval metadata (JSON)"`
 	Results      *string  `parquet:"results,optional" sql:"JSON" doc:"results as stored: scores and metrics (JSON, NaN literals kept)"`
-	DatasetName  string   `parquet:"dataset_name,optional" doc:"dataset name"`
+	DatasetName  *string  `parquet:"dataset_name,optional" doc:"dataset name"`
 	DatasetSize  *int64   `parquet:"dataset_samples,optional" doc:"number of samples in the dataset"`
 	SampleCount  int64    `parquet:"sample_count" doc:"samples (sample × epoch records) ingested from this file"`
 	SummaryCount *int64   `parquet:"summary_count,optional" doc:"sample summaries in the log (summaries.json or the journal); null for .json logs"`
@@ -47,15 +47,15 @@ type Log struct {
 
 // Reply is a row of the replies table.
 type Reply struct {
-	LogID        string `parquet:"log_id" doc:"log file key (logs.log_id)"`
-	EvalID       string `parquet:"eval_id,optional" doc:"eval id"`
-	Task         string `parquet:"task" doc:"task name"`
-	Model        string `parquet:"model" doc:"model under test (the eval's model)"`
-	SampleID     string `parquet:"sample_id" doc:"sample id as text"`
-	SampleIDType string `parquet:"sample_id_type" vocab:"sample_id_types" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
-	Epoch        int64  `parquet:"epoch" doc:"epoch, from 1"`
-	SampleUUID   string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
-	Member       string `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
+	LogID        string  `parquet:"log_id" doc:"log file key (logs.log_id)"`
+	EvalID       *string `parquet:"eval_id,optional" doc:"eval id"`
+	Task         string  `parquet:"task" doc:"task name"`
+	Model        string  `parquet:"model" doc:"model under test (the eval's model)"`
+	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
+	SampleIDType string  `parquet:"sample_id_type" vocab:"sample_id_types" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
+	Epoch        int64   `parquet:"epoch" doc:"epoch, from 1"`
+	SampleUUID   *string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
+	Member       string  `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
 
 	// How the reply is chosen (design rule 1; README "How the reply is
 	// chosen"): the first model event of the model under test that is a
@@ -167,22 +167,22 @@ type ModelCall struct {
 
 // IngestError is a row of the ingest_errors table.
 type IngestError struct {
-	Path   string `parquet:"path" doc:"the file"`
-	Member string `parquet:"member,optional" doc:"the zip member or samples[i] at fault, when one is"`
-	Error  string `parquet:"error" doc:"what went wrong"`
+	Path   string  `parquet:"path" doc:"the file"`
+	Member *string `parquet:"member,optional" doc:"the zip member or samples[i] at fault, when one is"`
+	Error  string  `parquet:"error" doc:"what went wrong"`
 }
 
 // LogAssignment is a row of the log_assignments table (written by rescore).
 type LogAssignment struct {
-	LogID string `parquet:"log_id" doc:"log file key"`
-	Path  string `parquet:"path" doc:"log file"`
-	Task  string `parquet:"task" doc:"task name in the log"`
-	Model string `parquet:"model" doc:"model under test"`
-	Eval  string `parquet:"eval,optional" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
-	Route string `parquet:"route" doc:"route (manifest routes; else the log's model)"`
-	Arm   string `parquet:"arm" vocab:"arms" doc:"default, tight, wide or control: from the log's metadata or tags (the manifest's metadata keys), its path rules, else the mapping's default; a metadata or tag value outside the set is kept, and empties check reports it"`
-	Part  string `parquet:"part" vocab:"parts" doc:"A (collect replies), B (judges grading replies the original run never showed them) or C (judge tests), decided as arm is"`
-	How   string `parquet:"how" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
+	LogID string  `parquet:"log_id" doc:"log file key"`
+	Path  string  `parquet:"path" doc:"log file"`
+	Task  string  `parquet:"task" doc:"task name in the log"`
+	Model string  `parquet:"model" doc:"model under test"`
+	Eval  *string `parquet:"eval,optional" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
+	Route string  `parquet:"route" doc:"route (manifest routes; else the log's model)"`
+	Arm   string  `parquet:"arm" vocab:"arms" doc:"default, tight, wide or control: from the log's metadata or tags (the manifest's metadata keys), its path rules, else the mapping's default; a metadata or tag value outside the set is kept, and empties check reports it"`
+	Part  string  `parquet:"part" vocab:"parts" doc:"A (collect replies), B (judges grading replies the original run never showed them) or C (judge tests), decided as arm is"`
+	How   string  `parquet:"how" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
 }
 
 // PolicyScore is a row of the policy_scores table.

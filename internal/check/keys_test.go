@@ -47,7 +47,8 @@ func TestDeclaredKeysAreUnique(t *testing.T) {
 		return dir
 	}
 	ctx := context.Background()
-	one := []schema.IngestError{{Path: "/logs/x.eval", Error: "not a zip"}, {Path: "/logs/y.eval", Member: "samples/1_epoch_1.json", Error: "bad"}}
+	member := "samples/1_epoch_1.json"
+	one := []schema.IngestError{{Path: "/logs/x.eval", Error: "not a zip"}, {Path: "/logs/y.eval", Member: &member, Error: "bad"}}
 
 	broken, err := check.Invariants(ctx, write(t, []schema.Reply{reply("a", 1), reply("a", 2), reply("b", 1)}, one))
 	if err != nil {
@@ -58,7 +59,7 @@ func TestDeclaredKeysAreUnique(t *testing.T) {
 	}
 
 	replies := []schema.Reply{reply("a", 1), reply("b", 1), reply("b", 1), reply("a", 1), reply("b", 1), reply("c", 1)}
-	errs := append(one, schema.IngestError{Path: "/logs/y.eval", Member: "samples/1_epoch_1.json", Error: "again"})
+	errs := append(one, schema.IngestError{Path: "/logs/y.eval", Member: &member, Error: "again"})
 	broken, err = check.Invariants(ctx, write(t, replies, errs))
 	if err != nil {
 		t.Fatal(err)

@@ -276,3 +276,24 @@ func TestHashBeside(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A header without status reads as inspect_ai reads it: EvalLog.status
+// defaults to "started" (status: EvalStatus = Field(default="started")).
+// The malformed logs header-status-missing.{eval,json} are base.eval and
+// base.json with the field removed; VERDICTS.tsv records that the pinned
+// inspect_ai reads both, and base's own status stays "success".
+func TestMissingStatusIsStarted(t *testing.T) {
+	for name, want := range map[string]string{
+		"header-status-missing.eval": StatusStarted, "header-status-missing.json": StatusStarted,
+		"base.eval": StatusSuccess, "base.json": StatusSuccess,
+	} {
+		l, err := Open(testutil.Path(t, "testdata", "malformed", name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		l.Close()
+		if l.Header.Status != want {
+			t.Errorf("%s: status %q, want %q", name, l.Header.Status, want)
+		}
+	}
+}

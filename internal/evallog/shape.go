@@ -400,7 +400,8 @@ func checkOutput(where string, o *ModelOutput) error {
 
 // checkHeader checks a log's header (header.json, _journal/start.json or
 // the top level of a .json log, raw) against inspect_ai's EvalLog and
-// EvalSpec models.
+// EvalSpec models, and gives h the status EvalLog defaults to when the
+// header has none.
 func checkHeader(raw []byte, h *Header, journal bool) error {
 	top, ok := memberKinds(raw)
 	if !ok {
@@ -408,6 +409,9 @@ func checkHeader(raw []byte, h *Header, journal bool) error {
 	}
 	if err := checkKinds("", inspectLogKinds, top); err != nil {
 		return err
+	}
+	if !top["status"].Set {
+		h.Status = StatusStarted // EvalLog.status: EvalStatus = Field(default="started")
 	}
 	if !top["eval"].Set {
 		return errors.New("eval: missing (inspect_ai's EvalLog requires it)")

@@ -132,8 +132,8 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 	out := &sampleRows{}
 	r := &out.Reply
 	*r = schema.Reply{
-		LogID: ctx.LogID, EvalID: ctx.EvalID, Task: ctx.Task, Model: ctx.Model,
-		SampleID: id, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: d.UUID,
+		LogID: ctx.LogID, EvalID: nonEmpty(ctx.EvalID), Task: ctx.Task, Model: ctx.Model,
+		SampleID: id, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: nonEmpty(d.UUID),
 		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}

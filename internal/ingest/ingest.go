@@ -272,7 +272,11 @@ func settle(ctx context.Context, ds *store.Dataset, p *plan, sum *Summary, cfg C
 		rows = mergeLogs(p.kept, sum.logs)
 		for _, e := range p.keptErrors {
 			sum.Missing++
-			fmt.Fprintf(cfg.Log, "error: %s: %s: %s (the file is unchanged since the last ingest)\n", e.Path, e.Member, e.Error)
+			where := e.Path
+			if e.Member != nil {
+				where += ": " + *e.Member
+			}
+			fmt.Fprintf(cfg.Log, "error: %s: %s (the file is unchanged since the last ingest)\n", where, e.Error)
 		}
 		sum.Errors = mergeErrors(p.keptErrors, sum.Errors)
 	}
@@ -726,7 +730,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 func (w *writer) fail(path, member string, err error) {
 	w.failed = true
 	w.sum.Failed++
-	e := schema.IngestError{Path: path, Member: member, Error: err.Error()}
+	e := schema.IngestError{Path: path, Member: nonEmpty(member), Error: err.Error()}
 	w.sum.Errors = append(w.sum.Errors, e)
 	w.prog.Clear()
 	if member != "" {
@@ -751,7 +755,7 @@ func (w *writer) missing(path string, missing []evallog.MissingSample) {
 	for _, m := range missing {
 		err := fmt.Errorf("sample %s epoch %d is listed in %s but the log has no member %s: the sample cannot be read", m.ID, m.Epoch, m.Source, m.Member)
 		w.sum.Missing++
-		w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: m.Member, Error: err.Error()})
+		w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: nonEmpty(m.Member), Error: err.Error()})
 		w.prog.Clear()
 		fmt.Fprintf(w.log, "error: %s: %s: %v\n", path, m.Member, err)
 	}

@@ -21,7 +21,7 @@ type SetSummary struct {
 func applyLogSet(rows []schema.Log, allAttempts bool) SetSummary {
 	files := make([]logset.File, len(rows))
 	for i, r := range rows {
-		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: r.TaskID, EvalID: r.EvalID, RunID: r.RunID, Status: r.Status}
+		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: deref(r.TaskID), EvalID: deref(r.EvalID), RunID: deref(r.RunID), Status: r.Status}
 		if r.Created != nil {
 			files[i].Created = time.UnixMicro(*r.Created)
 		}

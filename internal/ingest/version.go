@@ -7,4 +7,4 @@ package ingest
 // change to the rows ingest makes from the same file, so datasets read their
 // logs again: TestRowsGolden fails until it is bumped, then
 // `go test ./internal/ingest -run TestRowsGolden -update` records the new rows.
-const ExtractVersion = 3 // 2: the reply call keeps its prompt (model_calls.prompt_text); 3: span ancestry to the root, the shape inspect_ai's models accept, pydantic's lax ints and bools, typed timestamps and sample timing
+const ExtractVersion = 4 // 2: the reply call keeps its prompt (model_calls.prompt_text); 3: span ancestry to the root, the shape inspect_ai's models accept, pydantic's lax ints and bools, typed timestamps and sample timing; 4: an absent optional text (eval_id, sample_uuid, ingest_errors.member, ...) is NULL in every row, never "" (parquet-go wrote "" after a first value), and a header without status is "started", as EvalLog defaults it

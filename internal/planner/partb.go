@@ -74,7 +74,10 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 			order = append(order, gk)
 		}
 		text := texts[k]
-		s := Sample{ID: o.SampleID, Epoch: o.Epoch, OriginalLog: l.Path, OriginalEvalID: l.EvalID, OriginalClass: o.Class, Text: &text}
+		s := Sample{ID: o.SampleID, Epoch: o.Epoch, OriginalLog: l.Path, OriginalClass: o.Class, Text: &text}
+		if l.EvalID != nil {
+			s.OriginalEvalID = *l.EvalID
+		}
 		if r := in.reply(o); r != nil {
 			s.IDType = r.SampleIDType
 		}

@@ -130,7 +130,7 @@ type partBKey struct {
 // log's eval id. A reply graded in two Part B logs keeps the first found.
 func partBVerdicts(dir string, assigned map[string]manifest.Assigned, logged map[sampleKey]*schema.Score) (map[partBKey]*schema.Score, map[string]string, error) {
 	evalIDs := map[string]string{}
-	if err := store.Scan(dir, "logs", func(l *schema.Log) error { evalIDs[l.LogID] = l.EvalID; return nil }); err != nil {
+	if err := store.Scan(dir, "logs", func(l *schema.Log) error { evalIDs[l.LogID] = deref(l.EvalID); return nil }); err != nil {
 		return nil, nil, err
 	}
 	out := map[partBKey]*schema.Score{}

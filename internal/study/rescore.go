@@ -199,7 +199,7 @@ func assignLogs(ds *store.Dataset, m *manifest.Manifest) (map[string]manifest.As
 			Route: a.Route, Arm: a.Arm, Part: a.Part, How: a.How}
 		if a.Eval != "" {
 			e := a.Eval
-			row.Eval = e
+			row.Eval = &e
 			out[l.LogID] = a
 		} else {
 			unmatched = append(unmatched, l.Path)
