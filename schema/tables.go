@@ -381,6 +381,6 @@ type Decision struct {
 	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
 	Value          *float64 `parquet:"value,optional" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
 	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`
-	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers"`
+	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers: a share as a percentage with its interval, a D3 delta in pp"`
 	Inputs         string   `parquet:"inputs" doc:"the analysis tables read"`
 }

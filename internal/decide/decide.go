@@ -181,10 +181,19 @@ type cell struct {
 	value              float64
 	bar                *float64 // the cell's own threshold, where larger than the manifest's
 	test               int      // index of the rule's test that yielded it
+	unit               unit     // of value, as the test's
 	hit                bool
 }
 
-func (c cell) String() string { return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.detail) }
+// String is the cell as the decisions table lists it: a share as a
+// percentage (as the report shows every share; the query's detail gives
+// its interval in percent too), a D3 delta as points.
+func (c cell) String() string {
+	if c.unit == share {
+		return fmt.Sprintf("%s: %.4g%%%s", c.name, c.value*100, c.detail)
+	}
+	return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.detail)
+}
 
 // result is a rule's evaluated cells.
 type result struct {
@@ -313,7 +322,7 @@ func (d *decider) cells(t test, ti int) ([]cell, error) {
 	}
 	var out []cell
 	for rows.Next() {
-		c := cell{test: ti}
+		c := cell{test: ti, unit: t.Unit}
 		var v, bar sql.NullFloat64
 		var detail, kind sql.NullString
 		dest := []any{&c.name, &v, &detail}

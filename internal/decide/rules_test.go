@@ -130,7 +130,12 @@ func TestHypothesisTables(t *testing.T) {
 		byID[r.ID] = r
 	}
 	seven, seventeen, n := 7.0, 17.0, 24.0
-	mk := func(id string, cs ...cell) result { return result{rule: byID[id], cells: cs} }
+	mk := func(id string, cs ...cell) result {
+		for i := range cs {
+			cs[i].unit = byID[id].Tests[cs[i].test].Unit // as cells() sets it
+		}
+		return result{rule: byID[id], cells: cs}
+	}
 	hit := func(name, kind string, v float64) cell { return cell{name: name, kind: kind, value: v, hit: true} }
 	miss := func(name, kind string, v float64) cell { return cell{name: name, kind: kind, value: v} }
 	hyp := map[string]hypothesis{}
@@ -197,5 +202,22 @@ func TestEveryRuleReadsAManifestThreshold(t *testing.T) {
 	}
 	if _, err := threshold(th, "no_such_key"); err == nil {
 		t.Error("an unknown key has a threshold")
+	}
+}
+
+// A share is listed as the report shows every share, a percentage; a D3
+// delta as the points it is.
+func TestCellsListSharesInPercent(t *testing.T) {
+	for _, c := range []struct {
+		c    cell
+		want string
+	}{
+		{cell{name: "e × r", value: 1.0 / 12, detail: " [1.49%, 35.4%], n=12", unit: share}, "e × r: 8.333% [1.49%, 35.4%], n=12"},
+		{cell{name: "e × r", value: 0, detail: "", unit: share}, "e × r: 0%"},
+		{cell{name: "e × r × default", value: 41.29, detail: " (P3 − P0 = 41.29 pp)", unit: pp}, "e × r × default: 41.29 (P3 − P0 = 41.29 pp)"},
+	} {
+		if got := c.c.String(); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
 	}
 }

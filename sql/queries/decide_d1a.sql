@@ -7,7 +7,7 @@
 --
 -- Decide's queries yield one row per cell: its name (eval first, then " × " and the rest), the
 -- deciding number (NULL or NaN: the cell is skipped) and what is printed after it.
-SELECT eval || ' × ' || route AS cell, share AS value, printf(' [%.3g, %.3g], n=%d', ci_low, ci_high, n_samples) AS detail
+SELECT eval || ' × ' || route AS cell, share AS value, printf(' [%.3g%%, %.3g%%], n=%d', ci_low * 100, ci_high * 100, n_samples) AS detail
 FROM d1a_truncation
 WHERE n_samples > 0
 ORDER BY eval, route

@@ -5,7 +5,7 @@
 -- needs: d2_form_disagreement
 -- columns: cell, value, detail
 SELECT model || ': ' || route_a || ' vs ' || route_b AS cell, share_forms_differ AS value,
-  printf(' [%.3g, %.3g], n=%d samples where either refused; both refused in %.3g', ci_low, ci_high, n_either_refused, share_both_refused) AS detail
+  printf(' [%.3g%%, %.3g%%], n=%d samples where either refused; both refused in %.3g%%', ci_low * 100, ci_high * 100, n_either_refused, share_both_refused * 100) AS detail
 FROM d2_form_disagreement
 WHERE pooled AND n_either_refused > 0
 ORDER BY model, route_a, route_b
