@@ -334,6 +334,12 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 		if e.Samples <= 0 || e.Repeats <= 0 {
 			return fail("part_c", "part_c: eval %q needs positive samples and repeats", name)
 		}
+		// Part C runs the eval's scorer on replayed replies (the replay
+		// solver stands in for the eval's solver), so only a judge in the
+		// scorer is ever called there.
+		if w := m.Profiles[name].Judge.Where; w != vocab.JudgeInScorer {
+			return fail("part_c", "part_c: eval %q has its judge in %q (its profile's judge.where), not in the scorer: Part C replaces the solver with the replay solver, so that judge would never run; leave the eval out of part_c", name, w)
+		}
 	}
 	for _, f := range m.PartC.Forms {
 		if f.Name == "" {

@@ -87,6 +87,8 @@ func TestLoadRejects(t *testing.T) {
 		{"too few resamples", "resamples: 2000", "resamples: 10", "resamples must be at least 100", Options{}},
 		{"a missing threshold", "  d2_form_disagreement: 0.10", "", "d2_form_disagreement is missing", Options{}},
 		{"a typo in a key", "budget: {ceiling_usd: 200}", "budget: {ceiling_usd: 200}\nbudgett: 1", "budgett", Options{}},
+		{"a Part C judge in the solver", "    strong_reject: {samples: 40, repeats: 3}", "    strong_reject: {samples: 40, repeats: 3}\n    air_bench: {samples: 40, repeats: 3}", `part_c: eval "air_bench" has its judge in "solver"`, Options{}},
+		{"a Part C eval without a judge", "    strong_reject: {samples: 40, repeats: 3}", "    strong_reject: {samples: 40, repeats: 3}\n    gpqa_diamond: {samples: 40, repeats: 3}", `part_c: eval "gpqa_diamond" has its judge in "none"`, Options{}},
 		{"pre-registration changed", "sha256: 1aac", "sha256: 0aac", "preregistration: ", Options{}},
 		{"pre-registration changed, overridden", "sha256: 1aac", "sha256: 0aac", "", Options{AllowPreregMismatch: true}},
 	} {
