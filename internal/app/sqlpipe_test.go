@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 )
 
@@ -22,11 +23,8 @@ func TestSQLIntoAClosedPipe(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildEmpties(t)
-	data := filepath.Join(t.TempDir(), "data")
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")},
-		Out: data}); err != nil {
-		t.Fatal(err)
-	}
+	data := ingesttest.Build(t, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")},
+		Out: filepath.Join(t.TempDir(), "data")})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a hang guard, far beyond any load
 	defer cancel()
 	for _, format := range []string{"csv", "table", "json"} {

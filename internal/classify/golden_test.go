@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"empties/internal/classify"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 	classifycmd "empties/stages/classify"
 )
@@ -35,11 +35,7 @@ func TestRulesFollowTheSeedsOrder(t *testing.T) {
 // with the class the seed's first-match order gives that shape.
 func TestGoldenClasses(t *testing.T) {
 	root := testutil.Path(t, "testdata", "classify")
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{root}, Out: dir, Log: &stderr}); err != nil {
-		t.Fatalf("ingest: %v\n%s", err, stderr.String())
-	}
+	dir := ingesttest.Dataset(t, root)
 	tsv, err := os.ReadFile(filepath.Join(root, "golden.tsv"))
 	if err != nil {
 		t.Fatal(err)

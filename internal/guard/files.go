@@ -32,7 +32,7 @@ func WriteFile(path string, sync bool, fill func(io.Writer) error) error {
 		return err
 	}
 	if sync {
-		return syncDir(dir)
+		return Sync(dir)
 	}
 	return nil
 }
@@ -74,8 +74,10 @@ func (p *prefix) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+// Sync fsyncs a file or a folder (a folder's entries: a rename or a new
+// name in it survives a crash once it is synced).
+func Sync(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}

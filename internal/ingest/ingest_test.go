@@ -14,6 +14,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
@@ -205,9 +206,7 @@ func TestCancelledRunKeepsPreviousTables(t *testing.T) {
 	corpus := testutil.SharedCorpus(t)
 	dir := t.TempDir()
 	cfg := ingest.Config{Paths: []string{filepath.Join(corpus, "scorer")}, Out: dir}
-	if err := ingest.Build(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
+	ingesttest.Build(t, cfg)
 	before := testutil.Query(t, dir, "SELECT count(*) FROM replies")[0][0]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -308,9 +307,7 @@ func TestSpilledRowsMatchHeldRows(t *testing.T) {
 		dir   string
 		spill int64
 	}{{held, 0}, {spilled, 1}} {
-		if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: c.dir, SpillBytes: c.spill}); err != nil {
-			t.Fatal(err)
-		}
+		ingesttest.Build(t, ingest.Config{Paths: paths, Out: c.dir, SpillBytes: c.spill})
 	}
 	for _, q := range []string{
 		"SELECT * EXCLUDE (log_id) FROM replies",

@@ -1,7 +1,6 @@
 package ingest_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 )
 
@@ -145,10 +145,7 @@ func TestLogSetCountsEachSampleOnce(t *testing.T) {
 	}
 
 	// --all-attempts: every file counted
-	dir2 := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: dir2, Workers: 2, AllAttempts: true}); err != nil {
-		t.Fatal(err)
-	}
+	dir2 := ingesttest.Build(t, ingest.Config{Paths: []string{study}, Workers: 2, AllAttempts: true})
 	r := testutil.Query(t, dir2, `SELECT count(*) FILTER (WHERE set_status = 'counted' AND superseded_by IS NULL), count(*),
 		(SELECT count(*) FROM replies JOIN logs USING (log_id) WHERE set_status = 'counted') FROM logs`)
 	if want := []string{strconv.Itoa(len(exp.Files)), strconv.Itoa(len(exp.Files)), strconv.Itoa(total)}; strings.Join(r[0], ",") != strings.Join(want, ",") {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 )
 
@@ -16,10 +17,7 @@ func TestSourceViewsExcludeSupersededLogs(t *testing.T) {
 	ctx := context.Background()
 	study := testutil.LogSetStudy(t)
 	for _, all := range []bool{false, true} {
-		dir := t.TempDir()
-		if err := ingest.Build(ctx, ingest.Config{Paths: []string{study}, Out: dir, AllAttempts: all}); err != nil {
-			t.Fatal(err)
-		}
+		dir := ingesttest.Build(t, ingest.Config{Paths: []string{study}, AllAttempts: all})
 		// what the Parquet holds, counted and in all
 		want := testutil.Query(t, dir, `SELECT
 			(SELECT count(*) FROM logs WHERE set_status = 'counted'),

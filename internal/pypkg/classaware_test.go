@@ -1,7 +1,6 @@
 package pypkg_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/manifest"
 	internalstudy "empties/internal/study"
 	"empties/internal/testutil"
@@ -20,11 +20,7 @@ import (
 // study ingests and rescores logs into a new dataset.
 func study(t *testing.T, logs string) string {
 	t.Helper()
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: dir, Workers: 2, Log: &stderr}); err != nil {
-		t.Fatalf("ingest %s: %v\n%s", logs, err, stderr.String())
-	}
+	dir := ingesttest.Build(t, ingest.Config{Paths: []string{logs}, Workers: 2})
 	if _, err := internalstudy.Rescore(context.Background(), internalstudy.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
 		t.Fatalf("rescore %s: %v", logs, err)
 	}

@@ -2,7 +2,6 @@ package pypkg_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 )
 
@@ -160,11 +160,7 @@ func TestClassifyDifferential(t *testing.T) {
 		testutil.Path(t, "testdata", "logsets"),
 		testutil.Path(t, "data", "demo", "logs"),
 	}
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: dir, Workers: 2, Log: &stderr}); err != nil {
-		t.Fatalf("ingest: %v\n%s", err, stderr.String())
-	}
+	dir := ingesttest.Build(t, ingest.Config{Paths: paths, Workers: 2})
 	rows := testutil.Query(t, dir, `SELECT l.path, r.sample_id, r.epoch::VARCHAR, r.class, r.class_rule, r.non_answer::VARCHAR,
 	  coalesce(r.tools_offered::VARCHAR, 'null'), r.reply_source FROM replies r JOIN logs l USING (log_id)`)
 	goRows := map[string][]string{}

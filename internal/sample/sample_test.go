@@ -7,19 +7,10 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/sample"
 	"empties/internal/testutil"
 )
-
-func ingestFixtures(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	paths := []string{testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs")}
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func draw(t *testing.T, data string, seed int64, per int) []sample.Item {
 	t.Helper()
@@ -31,7 +22,7 @@ func draw(t *testing.T, data string, seed int64, per int) []sample.Item {
 }
 
 func TestSampleIsDeterministicAndCapped(t *testing.T) {
-	data := ingestFixtures(t)
+	data := ingesttest.Fixtures(t, "classify", "logs")
 	a := draw(t, data, 3, 2)
 	b := draw(t, data, 3, 2)
 	if len(a) == 0 || !equalDraw(a, b) {
@@ -59,7 +50,7 @@ func TestSampleIsDeterministicAndCapped(t *testing.T) {
 // --class draws only the classes named, an unknown class is refused, and
 // a draw needs a positive size.
 func TestSampleClasses(t *testing.T) {
-	data := ingestFixtures(t)
+	data := ingesttest.Fixtures(t, "classify", "logs")
 	ctx := context.Background()
 	d, err := sample.Select(ctx, data, sample.Options{PerClass: 50, Seed: 1, Classes: []string{"error", "answer"}})
 	if err != nil {
@@ -105,9 +96,7 @@ func TestSampleLeavesOutSupersededLogs(t *testing.T) {
 		dir string
 		all bool
 	}{{counted, false}, {every, true}} {
-		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: c.dir, AllAttempts: c.all}); err != nil {
-			t.Fatal(err)
-		}
+		ingesttest.Build(t, ingest.Config{Paths: []string{study}, Out: c.dir, AllAttempts: c.all})
 	}
 	superseded := map[string]bool{}
 	for _, r := range testutil.Query(t, counted, "SELECT path FROM logs WHERE set_status = 'superseded'") {

@@ -656,7 +656,7 @@ func (d *Dataset) Commit(files ...string) error {
 	if err := syncTree(gpath, d.carried); err != nil {
 		return err
 	}
-	if err := syncPath(filepath.Join(d.Dir, genDir)); err != nil {
+	if err := guard.Sync(filepath.Join(d.Dir, genDir)); err != nil {
 		return err
 	}
 	commitStep(4)
@@ -669,7 +669,7 @@ func (d *Dataset) Commit(files ...string) error {
 	if err := os.Rename(tmp, filepath.Join(d.Dir, CurrentLink)); err != nil {
 		return err
 	}
-	if err := syncPath(d.Dir); err != nil {
+	if err := guard.Sync(d.Dir); err != nil {
 		return err
 	}
 	commitStep(6)
@@ -792,26 +792,13 @@ func syncTree(root string, carried map[string]bool) error {
 			return err
 		}
 		if e.IsDir() {
-			return syncPath(p)
+			return guard.Sync(p)
 		}
 		if rel, _ := filepath.Rel(root, p); carried[filepath.Dir(rel)] {
 			return nil
 		}
-		return syncPath(p)
+		return guard.Sync(p)
 	})
-}
-
-// syncPath fsyncs a file or a folder.
-func syncPath(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // writeSynced writes a small file through an exclusive temporary name,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"empties/internal/cliutil"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/analyze"
@@ -18,11 +18,7 @@ import (
 // of range is a usage error before anything runs.
 func TestCommand(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	logs := []string{testutil.Path(t, "testdata", "logs", "attachments.eval")}
-	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := ingesttest.Dataset(t, testutil.Path(t, "testdata", "logs", "attachments.eval"))
 	var out bytes.Buffer
 	cmd := analyze.Command()
 	cmd.Writer = &out

@@ -13,6 +13,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
@@ -117,10 +118,7 @@ func TestSupersededByInvariants(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.LogSetStudy(t)}, Out: dir}); err != nil {
-				t.Fatal(err)
-			}
+			dir := ingesttest.Dataset(t, testutil.LogSetStudy(t))
 			if c.edit != nil {
 				ds, err := store.Create(testutil.Fixture, dir)
 				if err != nil {
@@ -154,10 +152,7 @@ func TestSupersededByInvariants(t *testing.T) {
 // classifier does not know breaks the check, named with its column.
 func TestVocabularyInvariants(t *testing.T) {
 	good := filepath.Join(testutil.SharedCorpus(t), "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
-	dir := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{good}, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := ingesttest.Dataset(t, good)
 	var out bytes.Buffer
 	if err := check.Run(context.Background(), check.Options{Data: dir}, &out); err != nil {
 		t.Fatalf("check of an ingested log: %v\n%s", err, out.String())

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"empties/internal/duck"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/decide"
@@ -41,10 +41,7 @@ func writeTable(t *testing.T, dir, name, selectSQL string) {
 }
 
 func TestDecisionRulesUseManifestThresholds(t *testing.T) {
-	dir := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := ingesttest.Dataset(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
 	// D1(a): one cell at exactly 5% ("5% or more" → met), one at 0.5%.
 	writeTable(t, dir, "d1a_truncation", `SELECT * FROM (VALUES
 	  ('xstest_safe', 'r1', 0.05::DOUBLE, 0.02::DOUBLE, 0.1::DOUBLE, 100),

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"empties/internal/decide"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/measures"
 	"empties/internal/study"
 	"empties/internal/testutil"
@@ -381,10 +381,7 @@ func golden(t *testing.T, name, text string) {
 func studyDataset(t *testing.T, logs string) string {
 	t.Helper()
 	ctx := context.Background()
-	data := t.TempDir()
-	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: data}); err != nil {
-		t.Fatal(err)
-	}
+	data := ingesttest.Dataset(t, logs)
 	m := testutil.Path(t, "data", "study.yaml")
 	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
@@ -402,10 +399,7 @@ func studyDataset(t *testing.T, logs string) string {
 func exploreDataset(t *testing.T, logs string) string {
 	t.Helper()
 	ctx := context.Background()
-	data := t.TempDir()
-	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: data}); err != nil {
-		t.Fatal(err)
-	}
+	data := ingesttest.Dataset(t, logs)
 	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"empties/internal/guard"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 	"empties/stages/report"
 )
@@ -27,9 +28,7 @@ func TestReportOutRefusals(t *testing.T) {
 	data := filepath.Join(base, "ds")
 	other := filepath.Join(base, "other-ds")
 	for _, d := range []string{data, other} {
-		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{logs}, Out: d}); err != nil {
-			t.Fatal(err)
-		}
+		ingesttest.Build(t, ingest.Config{Paths: []string{logs}, Out: d})
 	}
 	mine := testutil.NewUserTree(t, filepath.Join(base, "mine"))
 	rtmp := testutil.NewUserTree(t, filepath.Join(base, "R.tmp"))

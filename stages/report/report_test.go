@@ -16,7 +16,7 @@ import (
 
 	"empties/internal/decide"
 	"empties/internal/duck"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/measures"
 	"empties/internal/study"
 	"empties/internal/testutil"
@@ -44,10 +44,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 // The same inputs give byte-identical reports.
 func TestReportIsByteIdentical(t *testing.T) {
 	ctx := context.Background()
-	data := t.TempDir()
-	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data}); err != nil {
-		t.Fatal(err)
-	}
+	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
 	m := testutil.Path(t, "data", "study.yaml")
 	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
@@ -163,10 +160,7 @@ func checkFiles(t *testing.T, dir string, files map[string][]byte) {
 // index.html, byte-identical across runs.
 func TestExplorationReport(t *testing.T) {
 	ctx := context.Background()
-	data := t.TempDir()
-	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: data}); err != nil {
-		t.Fatal(err)
-	}
+	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
 	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/internal/testutil"
@@ -22,11 +23,7 @@ import (
 // recovered.eval the recovery of journal-only.eval), not one study's log set.
 func ingested(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs")}, Out: dir, AllAttempts: true}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return ingesttest.Build(t, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs")}, AllAttempts: true})
 }
 
 func rescored(t *testing.T, dir string) string {
@@ -154,10 +151,7 @@ func TestManifestErrorsNameFileAndLine(t *testing.T) {
 // inspect_ai with each eval's own scorer and metric code (inspect-evals
 // pinned in requirements.txt): P0 reproduces every stored headline.
 func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
-	dir := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles")}, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
 	var out bytes.Buffer
 	if err := rescore.Run(context.Background(), rescore.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, &out); err != nil {
 		t.Fatal(err)
@@ -197,9 +191,7 @@ func TestReingestDropsDerivedTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds.Close()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
+	ingesttest.Build(t, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir})
 	for _, gone := range []string{"policy_scores", "headlines", "p0_check", "reply_outcomes", "log_assignments"} {
 		if store.HasTable(dir, gone) {
 			t.Errorf("%s survived a new ingest", gone)
@@ -239,10 +231,7 @@ func tableBytes(t *testing.T, dir, table string) []byte {
 func TestSupersededLogsAreNotAssigned(t *testing.T) {
 	study := testutil.LogSetStudy(t)
 	for _, all := range []bool{false, true} {
-		dir := t.TempDir()
-		if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{study}, Out: dir, AllAttempts: all}); err != nil {
-			t.Fatal(err)
-		}
+		dir := ingesttest.Build(t, ingest.Config{Paths: []string{study}, AllAttempts: all})
 		rescored(t, dir)
 		r := testutil.Query(t, dir, `SELECT (SELECT count(*) FROM log_assignments), (SELECT count(*) FROM logs WHERE set_status = 'counted'), (SELECT count(*) FROM logs),
 			(SELECT count(*) FROM log_assignments JOIN logs USING (log_id) WHERE set_status = 'superseded')`)[0]

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"empties/internal/guard"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 	"empties/stages/sample"
 )
@@ -18,7 +19,7 @@ import (
 // folder, the dataset itself or a folder inside its generations is refused
 // before the draw and left as it was.
 func TestReviewFolderIsGuarded(t *testing.T) {
-	data := ingestFixtures(t)
+	data := ingesttest.Fixtures(t, "classify", "logs")
 	base := t.TempDir()
 	mine := testutil.NewUserTree(t, filepath.Join(base, "mine"))
 	for _, seed := range []int64{1, 2} {

@@ -12,21 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	isample "empties/internal/sample"
-	"empties/internal/testutil"
 	"empties/stages/sample"
 )
-
-func ingestFixtures(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	paths := []string{testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs")}
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: paths, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func draw(t *testing.T, data, out string, seed int64, per int) []sample.Item {
 	t.Helper()
@@ -53,7 +42,7 @@ func draw(t *testing.T, data, out string, seed int64, per int) []sample.Item {
 }
 
 func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
-	data := ingestFixtures(t)
+	data := ingesttest.Fixtures(t, "classify", "logs")
 	out := t.TempDir()
 	items := draw(t, data, out, 5, 50)
 	// The JSONL holds the draw, in its order.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"empties/internal/cliutil"
-	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
 	"empties/stages/serve"
 )
@@ -42,11 +42,7 @@ func (s *syncBuffer) String() string {
 
 func dataset(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")}, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return ingesttest.Dataset(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
 }
 
 // start runs the command until the test ends; it returns the address the

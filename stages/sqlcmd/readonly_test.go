@@ -15,6 +15,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/stages/sqlcmd"
@@ -75,12 +76,8 @@ func testDataset(t testing.TB) (root, ds, gen string) {
 	t.Helper()
 	root = t.TempDir()
 	ds = filepath.Join(root, "ds")
-	err := ingest.Build(context.Background(), ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "grader-role.eval")},
-		Out: ds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err = store.Current(ds)
+	ingesttest.Build(t, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "grader-role.eval")}, Out: ds})
+	gen, err := store.Current(ds)
 	if err != nil || gen == "" {
 		t.Fatalf("current: %q %v", gen, err)
 	}

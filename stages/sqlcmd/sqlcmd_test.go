@@ -11,6 +11,7 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/ingest"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/measures"
 	"empties/internal/store"
 	"empties/internal/testutil"
@@ -32,12 +33,7 @@ func TestDatasetPathCharacters(t *testing.T) {
 		return out
 	}
 	runs := filepath.Join(t.TempDir(), "runs")
-	ingestInto := func(dir string, paths []string) {
-		t.Helper()
-		if err := ingest.Build(ctx, ingest.Config{Paths: paths, Out: dir}); err != nil {
-			t.Fatalf("ingest into %s: %v", dir, err)
-		}
-	}
+	ingestInto := func(dir string, paths []string) { ingesttest.Build(t, ingest.Config{Paths: paths, Out: dir}) }
 	ingestInto(filepath.Join(runs, "run1"), logs("zstd-basic.eval", "deflate.eval"))
 	for _, name := range []string{"run*", "run?", "ru[n]1", "run{1,2}", "it's", "50%20", "a#b", "q?x=1&y=%zz"} {
 		t.Run(name, func(t *testing.T) {
