@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -114,7 +113,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 			// The watchdog waits far beyond any load, so that its message
 			// (checked below) means the stage did not stop by itself.
 			cmd.Env = append(os.Environ(), "EMPTIES_TEST_STALL_READS="+stalled, "EMPTIES_TEST_STOP_GRACE=10m")
-			var stderr syncBuffer
+			var stderr testutil.SyncBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -177,22 +176,4 @@ func TestSignalsAndFIFOs(t *testing.T) {
 	if cur, _ := generationOf(t, data); cur == before {
 		t.Error("the next run did not switch to a new generation")
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -7,10 +7,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,36 +18,6 @@ import (
 	"empties/internal/ingest"
 	"empties/internal/testutil"
 )
-
-// peakHeap runs f and returns the largest Go heap seen while it ran,
-// sampled every few milliseconds.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var peak uint64
-	var mu sync.Mutex
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			mu.Lock()
-			peak = max(peak, m.HeapAlloc)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(done)
-	wg.Wait()
-	return peak
-}
 
 // Each hostile or damaged file, among good logs of the same run: the bad
 // file is named (and the member at fault), every good log is ingested whole,
@@ -153,7 +121,7 @@ func TestAdversarialFiles(t *testing.T) {
 				tc.cfg(&cfg)
 			}
 			var err error
-			peak := peakHeap(func() { err = ingest.Build(context.Background(), cfg) })
+			peak := testutil.PeakHeap(5*time.Millisecond, func() { err = ingest.Build(context.Background(), cfg) })
 			t.Logf("Go heap peak %d MiB", peak>>20)
 			if tc.heap == 0 {
 				tc.heap = 512 << 20

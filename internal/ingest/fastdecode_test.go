@@ -63,13 +63,7 @@ func TestFastDecodeGivesTheRowsOfTheDecoder(t *testing.T) {
 				t.Errorf("%s: extract error %v, the decoder's %v", name, gerr, werr)
 				continue
 			}
-			if g, w := dump(got), dump(want); g != w {
-				i := 0
-				for i < min(len(g), len(w)) && g[i] == w[i] {
-					i++
-				}
-				t.Errorf("%s: rows differ at byte %d:\n fast    …%.300s\n decoder …%.300s", name, i, g[max(0, i-100):], w[max(0, i-100):])
-			}
+			sameRows(t, name, "fast", got, "decoder", want)
 			n++
 		}
 		l.Close()

@@ -1,10 +1,8 @@
 package ingest_test
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -145,7 +143,7 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 
 	// a copy of the good log with one sample member corrupted
 	corrupt := filepath.Join(tmp, "corrupt-member.eval")
-	rewriteZip(t, good, corrupt, func(name string, body []byte) []byte {
+	testutil.RewriteZip(t, good, corrupt, func(name string, body []byte) []byte {
 		if name == "samples/7_epoch_1.json" {
 			return []byte(`{"id": 7, "epoch": 1, "events": [`)
 		}
@@ -153,7 +151,7 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 	})
 	// a chunked-layout log: a shell and a chunk of its events
 	chunked := filepath.Join(tmp, "chunked.eval")
-	rewriteZip(t, good, chunked, func(name string, body []byte) []byte { return body },
+	testutil.RewriteZip(t, good, chunked, func(name string, body []byte) []byte { return body },
 		"samples/1_epoch_1/sample.json", "samples/1_epoch_1/events/0.json")
 	// a truncated zip
 	data, err := os.ReadFile(good)
@@ -231,12 +229,7 @@ func TestMissingMemberIsReported(t *testing.T) {
 	corpus := testutil.SharedCorpus(t)
 	good := filepath.Join(corpus, "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
 	holed := filepath.Join(t.TempDir(), "holed.eval")
-	rewriteZip(t, good, holed, func(name string, body []byte) []byte {
-		if name == "samples/7_epoch_1.json" {
-			return nil
-		}
-		return body
-	})
+	testutil.DropMember(t, good, holed, "samples/7_epoch_1.json")
 	noSamples := testutil.Path(t, "testdata", "logs", "no-samples.eval")
 	dir, res, stderr, err := runIngest(t, holed, noSamples)
 	var partial *cliutil.PartialError
@@ -258,44 +251,6 @@ func TestMissingMemberIsReported(t *testing.T) {
 	if len(got) != 1 || strings.Join(got[0], " ") != "9 10 9 0" {
 		t.Errorf("sample_count, summary_count, replies, replies of sample 7 = %v, want 9 10 9 0", got)
 	}
-}
-
-// rewriteZip copies a zip member by member through edit (a nil body drops
-// the member), adding empty extra members.
-func rewriteZip(t *testing.T, src, dst string, edit func(string, []byte) []byte, extra ...string) {
-	t.Helper()
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	f, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for _, m := range zr.File {
-		rc, err := m.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(rc)
-		rc.Close()
-		body = edit(m.Name, body)
-		if body == nil {
-			continue
-		}
-		w, _ := zw.Create(m.Name)
-		w.Write(body)
-	}
-	for _, name := range extra {
-		w, _ := zw.Create(name)
-		w.Write([]byte(`{}`))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 }
 
 // Rows that spill to staging files (a log too large to hold) come out the

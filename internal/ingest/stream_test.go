@@ -85,13 +85,7 @@ func streamMatchesWhole(t *testing.T) {
 				t.Errorf("%s: extract error %v, whole %v", name, gerr, werr)
 				continue
 			}
-			if g, w := dump(got), dump(want); g != w {
-				i := 0
-				for i < min(len(g), len(w)) && g[i] == w[i] {
-					i++
-				}
-				t.Errorf("%s: rows differ at byte %d:\n stream …%.300s\n whole  …%.300s", name, i, g[max(0, i-100):], w[max(0, i-100):])
-			}
+			sameRows(t, name, "stream", got, "whole", want)
 			n++
 		}
 		l.Close()
@@ -100,6 +94,22 @@ func streamMatchesWhole(t *testing.T) {
 	if n < 300 {
 		t.Errorf("only %d samples compared", n)
 	}
+}
+
+// sameRows fails t where the rows two decoders gave first differ, dumped,
+// showing each side around that byte.
+func sameRows(t *testing.T, name, gotBy string, got any, wantBy string, want any) {
+	t.Helper()
+	g, w := dump(got), dump(want)
+	if g == w {
+		return
+	}
+	i := 0
+	for i < min(len(g), len(w)) && g[i] == w[i] {
+		i++
+	}
+	pad := max(len(gotBy), len(wantBy))
+	t.Errorf("%s: rows differ at byte %d:\n %-*s …%.300s\n %-*s …%.300s", name, i, pad, gotBy, g[max(0, i-100):], pad, wantBy, w[max(0, i-100):])
 }
 
 // dump prints v with the values its pointers point to (NaN prints alike,

@@ -9,12 +9,12 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"empties/internal/duck"
 	"empties/internal/store"
+	"empties/internal/testutil"
 )
 
 type hugeRow struct {
@@ -61,41 +61,7 @@ func TestHugeRowsRoundTrip(t *testing.T) {
 
 	for _, name := range store.Compressions {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			ds, err := store.Create(testStage, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Close()
-			if err := ds.SetCompression(name); err != nil {
-				t.Fatal(err)
-			}
-			sink, err := store.NewSink[hugeRow](ds, "sunk")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sink.Write(want[:100])
-			sink.Write(want[100:])
-			if err := sink.Close(); err != nil {
-				t.Fatal(err)
-			}
-			w, err := store.NewWriter[hugeRow](ds, "staged")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(want...); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Keep(ds); err != nil {
-				t.Fatal(err)
-			}
-			if err := store.Merge[hugeRow](ds, "staged"); err != nil {
-				t.Fatal(err)
-			}
-			if err := ds.Commit(); err != nil {
-				t.Fatal(err)
-			}
-
+			dir := writeSunkAndStaged(t, name, want, 100, want)
 			db, err := duck.Open("")
 			if err != nil {
 				t.Fatal(err)
@@ -215,7 +181,7 @@ func TestHugeTextWriterHeap(t *testing.T) {
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
-	peak := peakHeap(func() {
+	peak := testutil.PeakHeap(time.Millisecond, func() {
 		replies.Write([]replyRow{{ID: 1, Text: text, FinalCompletion: &text}})
 		calls.Write([]callRow{{ID: 1, Text: text}})
 		if err := replies.Close(); err != nil {
@@ -230,31 +196,4 @@ func TestHugeTextWriterHeap(t *testing.T) {
 	if over > 5 {
 		t.Errorf("writing a %d MiB text three times peaked the Go heap at %.1f times its size (want at most 5)", size>>20, over)
 	}
-}
-
-// peakHeap runs f and returns the largest Go heap seen while it ran,
-// sampled every millisecond.
-func peakHeap(f func()) uint64 {
-	var peak uint64
-	var mu sync.Mutex
-	done := make(chan struct{})
-	go func() {
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			mu.Lock()
-			peak = max(peak, m.HeapAlloc)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(done)
-	mu.Lock()
-	defer mu.Unlock()
-	return peak
 }

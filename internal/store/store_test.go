@@ -43,43 +43,7 @@ func TestCompressionsRoundTrip(t *testing.T) {
 	want := rows(5000)
 	for _, name := range store.Compressions {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			ds, err := store.Create(testStage, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Close()
-			if err := ds.SetCompression(name); err != nil {
-				t.Fatal(err)
-			}
-			sink, err := store.NewSink[row](ds, "sunk")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sink.Write(want[:2500])
-			sink.Write(want[2500:])
-			if err := sink.Close(); err != nil {
-				t.Fatal(err)
-			}
-			for _, part := range [][]row{want[:1000], want[1000:]} {
-				w, err := store.NewWriter[row](ds, "staged")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Write(part...); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Keep(ds); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := store.Merge[row](ds, "staged"); err != nil {
-				t.Fatal(err)
-			}
-			if err := ds.Commit(); err != nil {
-				t.Fatal(err)
-			}
-
+			dir := writeSunkAndStaged(t, name, want, 2500, want[:1000], want[1000:])
 			db, err := duck.Open("")
 			if err != nil {
 				t.Fatal(err)
@@ -114,6 +78,51 @@ func TestCompressionsRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeSunkAndStaged writes rows into a new dataset compressed by
+// compression, as two tables: "sunk" through a Sink (two writes, split at
+// split) and "staged" through one Writer a part, each kept, then merged. It
+// commits and returns the dataset's folder.
+func writeSunkAndStaged[T any](t *testing.T, compression string, rows []T, split int, parts ...[]T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ds, err := store.Create(testStage, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if err := ds.SetCompression(compression); err != nil {
+		t.Fatal(err)
+	}
+	sink, err := store.NewSink[T](ds, "sunk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.Write(rows[:split])
+	sink.Write(rows[split:])
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range parts {
+		w, err := store.NewWriter[T](ds, "staged")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(part...); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Keep(ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Merge[T](ds, "staged"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestSetCompressionRejectsUnknown(t *testing.T) {

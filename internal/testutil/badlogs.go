@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,6 +63,56 @@ func Zip(t testing.TB, members ...Member) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// RewriteZip copies a zip member by member through edit (a nil body drops
+// the member), adding empty extra members.
+func RewriteZip(t testing.TB, src, dst string, edit func(string, []byte) []byte, extra ...string) {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for _, m := range zr.File {
+		rc, err := m.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		body = edit(m.Name, body)
+		if body == nil {
+			continue
+		}
+		w, _ := zw.Create(m.Name)
+		w.Write(body)
+	}
+	for _, name := range extra {
+		w, _ := zw.Create(name)
+		w.Write([]byte(`{}`))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// DropMember copies the log src to dst without its member (a sample the
+// summaries list with no member: a hole in a readable log).
+func DropMember(t testing.TB, src, dst, member string) {
+	t.Helper()
+	RewriteZip(t, src, dst, func(name string, body []byte) []byte {
+		if name == member {
+			return nil
+		}
+		return body
+	})
 }
 
 // HeaderJSON is a minimal header.json that inspect_ai's reader accepts.

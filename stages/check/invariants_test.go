@@ -1,12 +1,9 @@
 package check_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,28 +23,10 @@ import (
 func TestMissingMemberInvariant(t *testing.T) {
 	good := filepath.Join(testutil.SharedCorpus(t), "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
 	holed := filepath.Join(t.TempDir(), "holed.eval")
-	zr, err := zip.OpenReader(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range zr.File {
-		if m.Name == "samples/7_epoch_1.json" {
-			continue
-		}
-		rc, _ := m.Open()
-		body, _ := io.ReadAll(rc)
-		rc.Close()
-		w, _ := zw.Create(m.Name)
-		w.Write(body)
-	}
-	zw.Close()
-	os.WriteFile(holed, buf.Bytes(), 0o644)
+	testutil.DropMember(t, good, holed, "samples/7_epoch_1.json")
 
 	dir := t.TempDir()
-	err = ingest.Build(context.Background(), ingest.Config{Paths: []string{holed}, Out: dir})
+	err := ingest.Build(context.Background(), ingest.Config{Paths: []string{holed}, Out: dir})
 	var partial *cliutil.PartialError
 	if !errors.As(err, &partial) {
 		t.Fatalf("ingest: want a partial failure, got %v", err)

@@ -1,7 +1,6 @@
 package serve_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +20,6 @@ import (
 	"empties/stages/serve"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while Run writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func dataset(t *testing.T) string {
 	t.Helper()
 	return ingesttest.Dataset(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
@@ -47,12 +27,12 @@ func dataset(t *testing.T) string {
 
 // start runs the command until the test ends; it returns the address the
 // server listens on and what it printed.
-func start(t *testing.T, opts serve.Options) (string, *syncBuffer) {
+func start(t *testing.T, opts serve.Options) (string, *testutil.SyncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	opts.Ready = func(u string) { ready <- u }
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- serve.Run(ctx, opts, out) }()
 	t.Cleanup(func() {
