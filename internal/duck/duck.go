@@ -120,6 +120,20 @@ func Rows(ctx context.Context, db Querier, q string, args ...any) ([]string, [][
 		}
 		defer rows.Close()
 	}
+	out, err := ScanRows(rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cols, out, nil
+}
+
+// ScanRows reads every row left in rows, each as its values (the driver's
+// types); it does not close rows.
+func ScanRows(rows *sql.Rows) ([][]any, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
 	var out [][]any
 	for rows.Next() {
 		vals := make([]any, len(cols))
@@ -128,9 +142,9 @@ func Rows(ctx context.Context, db Querier, q string, args ...any) ([]string, [][
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		out = append(out, vals)
 	}
-	return cols, out, rows.Err()
+	return out, rows.Err()
 }

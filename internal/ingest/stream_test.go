@@ -50,10 +50,48 @@ func TestStreamDecodeGivesTheRowsOfTheWholeDecode(t *testing.T) {
 
 func streamMatchesWhole(t *testing.T) {
 	n, refused := 0, 0
-	for _, p := range streamLogs(t) {
+	eachSample(streamLogs(t), func(name string, lc *logContext, ref evallog.SampleRef, raw []byte) {
+		whole := &evallog.DecodedSample{}
+		wantErr := whole.Decode(raw, lc.LegacyScoreName)
+		streamed := &evallog.DecodedSample{}
+		err := streamed.DecodeStream(ref, lc.LegacyScoreName)
+		switch {
+		case errors.Is(err, evallog.ErrNotStreamed):
+			refused++
+			if whole.Transcript == nil {
+				t.Errorf("%s: not streamed, and not a transcript", name)
+			}
+			return
+		case (err != nil) != (wantErr != nil):
+			t.Errorf("%s: stream decode error %v, whole decode %v", name, err, wantErr)
+			return
+		case err != nil:
+			return
+		}
+		got, gerr := extract(lc, ref.Member, streamed.View())
+		want, werr := extract(lc, ref.Member, whole.View())
+		if (gerr != nil) != (werr != nil) {
+			t.Errorf("%s: extract error %v, whole %v", name, gerr, werr)
+			return
+		}
+		sameRows(t, name, "stream", got, "whole", want)
+		n++
+	})
+	t.Logf("%d samples compared, %d transcripts refused", n, refused)
+	if n < 300 {
+		t.Errorf("only %d samples compared", n)
+	}
+}
+
+// eachSample calls fn with every sample of the logs at paths, named by file
+// and member, with its log's context and its member's bytes; a log or a
+// member that cannot be read (the fixtures of unreadable logs) is passed
+// over.
+func eachSample(paths []string, fn func(name string, lc *logContext, ref evallog.SampleRef, raw []byte)) {
+	for _, p := range paths {
 		l, err := evallog.Open(p)
 		if err != nil {
-			continue // the fixtures of unreadable logs
+			continue
 		}
 		lc := newLogContext(Fingerprint{Path: p}, l)
 		for _, ref := range l.Samples {
@@ -61,38 +99,9 @@ func streamMatchesWhole(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			whole := &evallog.DecodedSample{}
-			wantErr := whole.Decode(raw, lc.LegacyScoreName)
-			streamed := &evallog.DecodedSample{}
-			err = streamed.DecodeStream(ref, lc.LegacyScoreName)
-			name := filepath.Base(p) + " " + ref.Member
-			switch {
-			case errors.Is(err, evallog.ErrNotStreamed):
-				refused++
-				if whole.Transcript == nil {
-					t.Errorf("%s: not streamed, and not a transcript", name)
-				}
-				continue
-			case (err != nil) != (wantErr != nil):
-				t.Errorf("%s: stream decode error %v, whole decode %v", name, err, wantErr)
-				continue
-			case err != nil:
-				continue
-			}
-			got, gerr := extract(lc, ref.Member, streamed.View())
-			want, werr := extract(lc, ref.Member, whole.View())
-			if (gerr != nil) != (werr != nil) {
-				t.Errorf("%s: extract error %v, whole %v", name, gerr, werr)
-				continue
-			}
-			sameRows(t, name, "stream", got, "whole", want)
-			n++
+			fn(filepath.Base(p)+" "+ref.Member, lc, ref, raw)
 		}
 		l.Close()
-	}
-	t.Logf("%d samples compared, %d transcripts refused", n, refused)
-	if n < 300 {
-		t.Errorf("only %d samples compared", n)
 	}
 }
 

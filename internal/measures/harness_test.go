@@ -98,25 +98,17 @@ func queryRows(t testing.TB, q querier, query string, args ...any) []string {
 		t.Fatalf("%s: %v", query, err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
+	all, err := duck.ScanRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, vals := range all {
 		parts := make([]string, len(vals))
 		for i, v := range vals {
 			parts[i] = formatValue(v)
 		}
 		out = append(out, strings.Join(parts, " | "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -91,12 +91,7 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 	})
 	for _, k := range order {
 		g := groups[k]
-		sort.Slice(g.Samples, func(i, j int) bool {
-			if g.Samples[i].ID != g.Samples[j].ID {
-				return g.Samples[i].ID < g.Samples[j].ID
-			}
-			return g.Samples[i].Epoch < g.Samples[j].Epoch
-		})
+		sortSamples(g.Samples)
 		g.Judge = in.judges[g.Eval].Model
 		plan.Groups = append(plan.Groups, *g)
 	}

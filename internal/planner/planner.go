@@ -163,16 +163,21 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 	})
 	for _, k := range order {
 		g := groups[k]
-		sort.Slice(g.Samples, func(i, j int) bool {
-			if g.Samples[i].ID != g.Samples[j].ID {
-				return g.Samples[i].ID < g.Samples[j].ID
-			}
-			return g.Samples[i].Epoch < g.Samples[j].Epoch
-		})
+		sortSamples(g.Samples)
 		g.Command = command(g)
 		plan.Groups = append(plan.Groups, *g)
 	}
 	return plan
+}
+
+// sortSamples puts a group's samples in the order of their id, then epoch.
+func sortSamples(s []Sample) {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].ID != s[j].ID {
+			return s[i].ID < s[j].ID
+		}
+		return s[i].Epoch < s[j].Epoch
+	})
 }
 
 // command is the inspect command that runs a group: the same task and

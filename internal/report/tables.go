@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"empties/internal/duck"
 )
 
 // A table as people read it: formatted numbers, intervals as [a, b], the
@@ -66,19 +68,11 @@ func scanTyped(rows *sql.Rows) ([]string, []string, [][]any, error) {
 	for i, ct := range cts {
 		types[i] = ct.DatabaseTypeName()
 	}
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, nil, err
-		}
-		out = append(out, vals)
+	out, err := duck.ScanRows(rows)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return cols, types, out, rows.Err()
+	return cols, types, out, nil
 }
 
 var (

@@ -100,7 +100,7 @@ func FilterParts[T any](d *Dataset, table, key string, keep func(string) bool, k
 			// Every row is dropped: the part is left out unread. Its rows
 			// may be of an older schema (an ingest_version that changed
 			// with the tables), which its type T could not read.
-			n, err := rowCount(src)
+			n, err := partRows(src)
 			if err != nil {
 				return 0, 0, fmt.Errorf("%s: %w", src, err)
 			}
@@ -181,24 +181,6 @@ func keeps(src, key string, keep func(string) bool) (all, none bool, err error) 
 		return false, false, err
 	}
 	return all, none, nil
-}
-
-// rowCount is the number of rows a part file's footer gives.
-func rowCount(src string) (int64, error) {
-	f, err := os.Open(src)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return 0, err
-	}
-	return pf.NumRows(), nil
 }
 
 // scanColumn calls fn with the value of the text column key of every row of

@@ -14,11 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"empties/internal/decide"
 	"empties/internal/duck"
-	"empties/internal/ingest/ingesttest"
-	"empties/internal/measures"
-	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/report"
 )
@@ -44,17 +40,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 // The same inputs give byte-identical reports.
 func TestReportIsByteIdentical(t *testing.T) {
 	ctx := context.Background()
-	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
-	m := testutil.Path(t, "data", "study.yaml")
-	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
-		t.Fatal(err)
-	}
-	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: m}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
-		t.Fatal(err)
-	}
+	data := studyDataset(t, testutil.Path(t, "testdata", "profiles"))
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
 	var log bytes.Buffer
 	for _, out := range []string{out1, out2} {
@@ -160,10 +146,7 @@ func checkFiles(t *testing.T, dir string, files map[string][]byte) {
 // index.html, byte-identical across runs.
 func TestExplorationReport(t *testing.T) {
 	ctx := context.Background()
-	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
-	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
-		t.Fatal(err)
-	}
+	data := exploreDataset(t, testutil.Path(t, "testdata", "profiles"))
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
 	for _, out := range []string{out1, out2} {
 		if err := report.Run(ctx, report.Options{Data: data, Out: out}, io.Discard); err != nil {

@@ -74,16 +74,6 @@ Examples:
 	}
 }
 
-// The plan's JSON form (package plan, which `empties rerun` reads).
-type (
-	Plan   = planjson.Plan
-	Group  = planjson.Group
-	Sample = planjson.Sample
-	Form   = planjson.Form
-	Size   = planjson.Size
-	Cost   = planjson.Cost
-)
-
 // Run writes the plan.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	switch opts.Kind {
@@ -147,7 +137,7 @@ const (
 	jsonMark = "{\n  \"written_by\": \"empties select\""
 )
 
-func writePlan(files *guard.Files, out string, plan *Plan) error {
+func writePlan(files *guard.Files, out string, plan *planjson.Plan) error {
 	b, err := json.MarshalIndent(plan, "", "  ")
 	if err != nil {
 		return err
@@ -165,7 +155,7 @@ func writePlan(files *guard.Files, out string, plan *Plan) error {
 }
 
 // markdown is the plan as PLAN.md shows it.
-func markdown(p *Plan) string {
+func markdown(p *planjson.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{planjson.Wide: "Wide arm", planjson.Control: "Control arm", planjson.PartC: "Part C", planjson.PartB: "Part B judge calls"}[p.Kind])
 	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)

@@ -17,6 +17,7 @@ import (
 	"empties/internal/ingest"
 	manifestpkg "empties/internal/manifest"
 	"empties/internal/measures"
+	planjson "empties/internal/plan"
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/testutil"
@@ -54,7 +55,7 @@ func demo(t *testing.T) string {
 
 func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
 
-func plan(t *testing.T, kind, data string) (selectplan.Plan, []byte) {
+func plan(t *testing.T, kind, data string) (planjson.Plan, []byte) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kind)
 	var log bytes.Buffer
@@ -65,7 +66,7 @@ func plan(t *testing.T, kind, data string) (selectplan.Plan, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p selectplan.Plan
+	var p planjson.Plan
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatal(err)
 	}
