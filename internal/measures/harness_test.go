@@ -113,6 +113,29 @@ func queryRows(t testing.TB, q querier, query string, args ...any) []string {
 	return out
 }
 
+// queryColumn runs a query of one column and returns its values, scanned
+// as T.
+func queryColumn[T any](t testing.TB, q querier, query string, args ...any) []T {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // formatValue prints a value as the expected rows spell it: numbers to six
 // significant digits (|x| < 1e-12 is 0), NULL for nulls.
 func formatValue(v any) string {

@@ -147,17 +147,7 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 	var cells []cell
 	var req []map[string]any
 	for _, route := range []string{"r1", "r2"} {
-		var samples []string
-		rows, err := conn.QueryContext(ctx, "SELECT DISTINCT sample_id FROM tight_vs_default_samples WHERE route = ? ORDER BY sample_id", route)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id string
-			rows.Scan(&id)
-			samples = append(samples, id)
-		}
-		rows.Close()
+		samples := queryColumn[string](t, conn, "SELECT DISTINCT sample_id FROM tight_vs_default_samples WHERE route = ? ORDER BY sample_id", route)
 		if len(samples) != 40 {
 			t.Fatalf("%s: %d paired samples", route, len(samples))
 		}
@@ -166,17 +156,7 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 			draws[r] = append([]int{}, idx...)
 		})
 		for _, measure := range []string{"non_answer", "truncated_empty"} {
-			var values []float64
-			rows, err := conn.QueryContext(ctx, "SELECT delta FROM tight_vs_default_samples WHERE route = ? AND measure = ? ORDER BY sample_id", route, measure)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var v float64
-				rows.Scan(&v)
-				values = append(values, v)
-			}
-			rows.Close()
+			values := queryColumn[float64](t, conn, "SELECT delta FROM tight_vs_default_samples WHERE route = ? AND measure = ? ORDER BY sample_id", route, measure)
 			cells = append(cells, cell{route, measure})
 			req = append(req, map[string]any{"values": values, "draws": draws, "level": testParams.Level})
 		}
@@ -188,17 +168,7 @@ func TestBootstrapMatchesNumpy(t *testing.T) {
 		if !near(want.Low, want.ScipyLow) || !near(want.High, want.ScipyHigh) {
 			t.Fatalf("%v: numpy [%v, %v] and scipy [%v, %v] disagree", c, want.Low, want.High, want.ScipyLow, want.ScipyHigh)
 		}
-		var reps []float64
-		rows, err := conn.QueryContext(ctx, "SELECT delta FROM boot_tight_default WHERE route = ? AND measure = ? ORDER BY resample", c.route, c.measure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var v float64
-			rows.Scan(&v)
-			reps = append(reps, v)
-		}
-		rows.Close()
+		reps := queryColumn[float64](t, conn, "SELECT delta FROM boot_tight_default WHERE route = ? AND measure = ? ORDER BY resample", c.route, c.measure)
 		if len(reps) != len(want.Replicates) {
 			t.Fatalf("%v: %d resamples, numpy %d", c, len(reps), len(want.Replicates))
 		}

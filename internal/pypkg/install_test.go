@@ -54,17 +54,25 @@ func run(t *testing.T, dir, name string, args ...string) string {
 	return string(out)
 }
 
+// pythonSource copies python/ (the package's source, without mypy's cache)
+// to tmp/src, as pip is given it, and returns the copy.
+func pythonSource(t *testing.T, tmp string) string {
+	t.Helper()
+	src := filepath.Join(tmp, "src")
+	if out, err := exec.Command("cp", "-r", testutil.Path(t, "python"), src).CombinedOutput(); err != nil {
+		t.Fatalf("copy python/: %v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(src, ".mypy_cache"))
+	return src
+}
+
 // `pip install ./python` into a fresh venv, and a wheel built from it into
 // another: each imports the installed copy, with its data, and classifies a
 // fixture log from the command line.
 func TestPipInstall(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	if out, err := exec.Command("cp", "-r", testutil.Path(t, "python"), src).CombinedOutput(); err != nil {
-		t.Fatalf("copy python/: %v\n%s", err, out)
-	}
-	os.RemoveAll(filepath.Join(src, ".mypy_cache"))
+	src := pythonSource(t, tmp)
 	fixture := testutil.Path(t, "testdata", "classify", "gemini-prompt-blocked.eval")
 	check := func(py, venv string) {
 		t.Helper()

@@ -2,12 +2,9 @@ package pypkg_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"empties/internal/testutil"
 )
 
 // The replay solver is found by name from an installed package: in a fresh
@@ -18,11 +15,7 @@ import (
 func TestReplaySolverIsRegistered(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	if out, err := exec.Command("cp", "-r", testutil.Path(t, "python"), src).CombinedOutput(); err != nil {
-		t.Fatalf("copy python/: %v\n%s", err, out)
-	}
-	os.RemoveAll(filepath.Join(src, ".mypy_cache"))
+	src := pythonSource(t, tmp)
 	venv := filepath.Join(tmp, "venv")
 	py := freshVenv(t, venv)
 	run(t, tmp, py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", src)

@@ -2,11 +2,8 @@ package store_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +13,7 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/store"
+	"empties/internal/testutil"
 )
 
 // testStage writes no table of schema/, and the view file of every generation.
@@ -60,56 +58,6 @@ func writeTables(t testing.TB, ds *store.Dataset, v string, tables ...string) {
 	}
 }
 
-// snapshot maps every path under dir to a digest of what it is: a file's
-// content and mode, a folder, or a symlink's target.
-func snapshot(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			out[rel] = "link " + l
-		case info.IsDir():
-			out[rel] = "dir " + info.Mode().String()
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.Sum256(b)
-			out[rel] = info.Mode().String() + " " + hex.EncodeToString(h[:])
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, before, after map[string]string) {
-	t.Helper()
-	for p, v := range before {
-		if after[p] != v {
-			t.Errorf("%s changed: %q → %q", p, v, after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s appeared", p)
-		}
-	}
-}
-
 // A folder that holds anything and is not an empties dataset is refused,
 // with a hint, and left exactly as it was: no lock, no marker.
 func TestCreateRefusesForeignFolders(t *testing.T) {
@@ -133,7 +81,7 @@ func TestCreateRefusesForeignFolders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := snapshot(t, dir)
+			before := testutil.Snapshot(t, dir)
 			ds, err := store.Create(testStage, dir)
 			if err == nil {
 				ds.Close()
@@ -142,7 +90,7 @@ func TestCreateRefusesForeignFolders(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), dir) {
 				t.Errorf("error %q does not say %q and name %s", err, tc.want, dir)
 			}
-			sameTree(t, before, snapshot(t, dir))
+			testutil.SameTree(t, "Create", before, testutil.Snapshot(t, dir))
 		})
 	}
 }

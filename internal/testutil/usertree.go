@@ -96,3 +96,58 @@ func TreeSum(t testing.TB, dir string) string {
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }
+
+// Snapshot maps every path under dir to a digest of what it is: a file's
+// mode and content's SHA-256, a folder and its mode, or a symlink's target.
+// No folder at dir is an empty map.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			out[rel] = "link " + l
+		case info.IsDir():
+			out[rel] = "dir " + info.Mode().String()
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = fmt.Sprintf("%v %x", info.Mode(), sha256.Sum256(b))
+		}
+		return nil
+	})
+	if os.IsNotExist(err) && len(out) == 0 {
+		return out
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// SameTree fails t for every path of the Snapshot before that changed in
+// after and every path that appeared, step naming when.
+func SameTree(t testing.TB, step string, before, after map[string]string) {
+	t.Helper()
+	for p, v := range before {
+		if after[p] != v {
+			t.Errorf("%s: %s changed (%s → %q)", step, p, v, after[p])
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: %s appeared", step, p)
+		}
+	}
+}

@@ -3,10 +3,7 @@ package ingest_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,27 +13,6 @@ import (
 	"empties/internal/testutil"
 	"empties/stages/ingest"
 )
-
-// tree maps every path under dir to its kind and content digest.
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if e.IsDir() {
-			out[rel] = "dir"
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		h := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(h[:])
-		return nil
-	})
-	return out
-}
 
 // `empties ingest logs --out .` in a folder holding Inspect's ./logs is
 // refused, and every file stays as it was (the tables would once have been
@@ -52,14 +28,14 @@ func TestOutDotBesideInspectLogs(t *testing.T) {
 	os.WriteFile(filepath.Join(logs, "2025-01-01T00-00-00_task_abc.eval"), b, 0o644)
 	os.WriteFile(filepath.Join(logs, "logs.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644)
-	before := tree(t, dir)
+	before := testutil.Snapshot(t, dir)
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	err = ingest.Run(context.Background(), options(".", "logs"), &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "holds logs, which this command reads") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("ingest --out . beside ./logs: %v", err)
 	}
-	after := tree(t, dir)
+	after := testutil.Snapshot(t, dir)
 	if len(after) != len(before) {
 		t.Errorf("files before %v, after %v", before, after)
 	}
@@ -78,7 +54,7 @@ func TestOutDotBesideInspectLogs(t *testing.T) {
 	if !store.HasTable(filepath.Join(dir, "data"), "replies") {
 		t.Error("no replies table in data/")
 	}
-	if after := tree(t, logs); len(after) != 3 {
+	if after := testutil.Snapshot(t, logs); len(after) != 3 {
 		t.Errorf("logs/ now holds %v", after)
 	}
 }

@@ -3,12 +3,8 @@ package sqlcmd_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,55 +16,6 @@ import (
 	"empties/internal/testutil"
 	"empties/stages/sqlcmd"
 )
-
-// snapshot is every path below root (folders, files, symlinks) with what
-// it is: a file's SHA-256, a link's target.
-func snapshot(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		switch {
-		case e.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = "link " + target
-		case e.IsDir():
-			out[rel] = "dir"
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			out[rel] = hex.EncodeToString(sum[:])
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, step string, before, after map[string]string) {
-	t.Helper()
-	for p, v := range before {
-		if after[p] != v {
-			t.Errorf("%s: %s changed (%s → %q)", step, p, v, after[p])
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s: %s appeared", step, p)
-		}
-	}
-}
 
 // testDataset ingests one fixture log into a new dataset inside a fresh
 // folder and returns the folder, the dataset and its current generation.
@@ -185,7 +132,7 @@ func TestSQLNeverWrites(t *testing.T) {
 		"FROM replies LIMIT 1",
 		"VALUES (1), (2)",
 	}
-	before := snapshot(t, root)
+	before := testutil.Snapshot(t, root)
 	ctx := context.Background()
 	for _, s := range refused {
 		var out bytes.Buffer
@@ -196,14 +143,14 @@ func TestSQLNeverWrites(t *testing.T) {
 		} else if strings.HasPrefix(err.Error(), "sql: refused") && !errors.As(err, &usage) {
 			t.Errorf("%s: a refusal that is no usage error: %v", s, err)
 		}
-		sameTree(t, s, before, snapshot(t, root))
+		testutil.SameTree(t, s, before, testutil.Snapshot(t, root))
 	}
 	for _, s := range reads {
 		var out bytes.Buffer
 		if err := sqlcmd.Run(ctx, sqlcmd.Options{Query: s, Data: ds, Format: "csv"}, &out); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
-		sameTree(t, s, before, snapshot(t, root))
+		testutil.SameTree(t, s, before, testutil.Snapshot(t, root))
 	}
 	var out bytes.Buffer
 	if err := sqlcmd.Run(ctx, sqlcmd.Options{Query: "SELECT count(*) AS n FROM replies", Data: ds, Format: "csv"}, &out); err != nil || out.String() != "n\n3\n" {

@@ -15,6 +15,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/duck"
+	"empties/internal/testutil"
 	"empties/stages/sqlcmd"
 )
 
@@ -156,7 +157,7 @@ func TestSQLOutputRefusals(t *testing.T) {
 	root, ds, gen := testDataset(t)
 	mine := filepath.Join(root, "mine.csv")
 	os.WriteFile(mine, []byte("my,data\n"), 0o644)
-	before := snapshot(t, root)
+	before := testutil.Snapshot(t, root)
 	for _, c := range []struct {
 		name string
 		opts sqlcmd.Options
@@ -180,7 +181,7 @@ func TestSQLOutputRefusals(t *testing.T) {
 		if c.opts.Output == "" && !errors.As(err, &usage) {
 			t.Errorf("%s: %v is no usage error", c.name, err)
 		}
-		sameTree(t, c.name, before, snapshot(t, root))
+		testutil.SameTree(t, c.name, before, testutil.Snapshot(t, root))
 	}
 }
 
