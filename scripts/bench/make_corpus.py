@@ -46,6 +46,9 @@ import tempfile
 import time
 
 from own import make_own, remove_own  # noqa: E402  (scripts/bench/own.py)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import ingest_fixtures as fx  # noqa: E402  (scripts/fixtures: the shared environment set-up)
 import zipfile
 
 GENERATOR_VERSION = 4
@@ -118,14 +121,9 @@ def prose(rng: random.Random, nbytes: int) -> str:
 # environment
 
 
-def prepare_env(scratch: str) -> None:
-    for k in list(os.environ):
-        if k.startswith("INSPECT_"):
-            del os.environ[k]
-    os.environ["XDG_DATA_HOME"] = os.path.join(scratch, "xdg-data")
-    os.environ["XDG_CACHE_HOME"] = os.path.join(scratch, "xdg-cache")
-    os.environ["XDG_STATE_HOME"] = os.path.join(scratch, "xdg-state")
-    os.environ["NO_COLOR"] = "1"
+# the fixtures' own: inspect_ai's settings out of the environment, its
+# data, cache and state dirs in scratch
+prepare_env = fx._prepare_env
 
 
 def usage(inp: int, out: int):
