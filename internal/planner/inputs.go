@@ -79,8 +79,9 @@ func (in *inputs) reply(o *schema.ReplyOutcome) *schema.Reply {
 
 // loadPrices prices every call through the analysis SQL (priced_calls and
 // its call_cost), so a plan's numbers are the cost table's: the same route
-// lookup, cache reads and writes and reasoning price. study_spend is what
-// the logged calls cost so far; rerun_prices what each reply's call costs
+// lookup, cache reads and writes and reasoning price. study_spend([]) is
+// what the dataset's logged calls cost so far (rerun's budget reads the same
+// macro); rerun_prices what each reply's call costs
 // once more, billed even where inspect's cache served the original;
 // judge_prices what an eval's judge calls cost on average, those served from
 // the cache left out.
@@ -90,7 +91,7 @@ func (in *inputs) loadPrices(ctx context.Context, dir string, m *manifest.Manife
 		return err
 	}
 	return measures.Query(ctx, dir, measures.ParamsFrom(m), []string{"study_spend", "judge_prices", "call_cost"}, func(c *sql.Conn) error {
-		if err := c.QueryRowContext(ctx, "SELECT cost_usd FROM study_spend").Scan(&in.spent); err != nil {
+		if err := c.QueryRowContext(ctx, "SELECT cost_usd FROM study_spend([])").Scan(&in.spent); err != nil {
 			return fmt.Errorf("select: study_spend: %w", err)
 		}
 		rows, err := qs.Rows(ctx, c, "rerun_prices", nil, sql.Named("wide_max_tokens", m.Arms.Wide.MaxTokens))

@@ -2,8 +2,10 @@
 // Python runs (`python -m empties rerun SPEC`: inspect_ai's eval_set, one log
 // folder per group), runs it with progress per group, and keeps the budget:
 // what a plan would still cost against what was spent and the manifest's
-// ceiling. Stage rerun (`empties rerun PLAN`) holds the flags, the guard
-// and the cost queries.
+// ceiling. A run is Load (the plan, the manifest and every input checked),
+// Assess (the budget, and what each group's logs already hold) and Execute
+// (the unfinished groups through the Python runner); stage rerun (`empties
+// rerun PLAN`) holds the flags, the help and the printing.
 package rerun
 
 import (

@@ -122,35 +122,19 @@ func SiblingLogFolders(root string) []string {
 	return out
 }
 
-// DatasetSpend is what the dataset's calls cost, the logs under the given
-// log folders left out (account counts them). fromPlan is true when there
-// is no dataset.
+// DatasetSpend is what the dataset's calls cost (study_spend, the spend
+// select writes into a plan), the logs under the given log folders left out
+// (Account counts them). fromPlan is true when there is no dataset.
 func DatasetSpend(ctx context.Context, data string, logDirs []string, m *manifest.Manifest) (usd float64, fromPlan bool, err error) {
 	if data == "" || !store.HasTable(data, "log_assignments") {
 		return 0, true, nil
 	}
-	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"log_spend"}, func(c *sql.Conn) error {
-		// exact sums per log, added in the paths' order: the same figure on every run
-		rows, err := c.QueryContext(ctx, "SELECT path, cost_usd FROM log_spend ORDER BY path")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-	logs:
-		for rows.Next() {
-			var path string
-			var cost float64
-			if err := rows.Scan(&path, &cost); err != nil {
-				return err
-			}
-			for _, d := range logDirs {
-				if within(path, d) {
-					continue logs
-				}
-			}
-			usd += cost
-		}
-		return rows.Err()
+	leftOut := make([]string, len(logDirs))
+	for i, d := range logDirs {
+		leftOut[i] = filepath.Clean(d)
+	}
+	err = measures.Query(ctx, data, measures.ParamsFrom(m), []string{"study_spend"}, func(c *sql.Conn) error {
+		return c.QueryRowContext(ctx, "SELECT cost_usd FROM study_spend(?::VARCHAR[])", leftOut).Scan(&usd)
 	})
 	return usd, false, err
 }

@@ -1,12 +1,13 @@
 -- output: log_spend
 -- kind: view
 -- grain: one row per counted log of the dataset (logs.set_status = 'counted')
--- measure: Cost (pre-registration §5 "Cost, per route and part"; design.md ruling): what each log's calls cost at the manifest's prices (priced_calls, the cost table's price of each call), for `empties rerun`'s budget: what the dataset's logs and a plan's log folders spent so far
+-- measure: Cost (pre-registration §5 "Cost, per route and part"; design.md ruling): what each log's calls cost at the manifest's prices (priced_calls, the cost table's price of each call), for `empties rerun`'s budget: what its plan's log folder and the other plans' log folders beside it hold and spent so far (the dataset's own spend is study_spend)
 -- needs: logs, replies, priced_calls, rates
 --
 -- cost_usd is the exact sum (exact_sum) of the log's priced calls, 0 when none is priced or the
--- log has no calls; n_unpriced counts the calls without a price (no route prices them). rerun adds
--- the logs' costs in Go in the order of their paths, so a folder's figure is the same on every run.
+-- log has no calls; n_unpriced counts the calls without a price (no route prices them). rerun
+-- groups the logs by folder, adding their costs in the order of their paths, so a folder's figure is
+-- the same on every run.
 -- n_records are the log's sample × epoch records without an error (rerun's resume: what a log
 -- already holds), success whether the log's status is success.
 WITH records AS (

@@ -12,35 +12,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
-	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	"empties/internal/guard"
-	"empties/internal/manifest"
-	"empties/internal/plan"
 	"empties/internal/rerun"
-	"empties/internal/store"
 )
 
-// Options configure a run of a plan.
-type Options struct {
-	Plan            string // PLAN.json
-	Manifest        string
-	Data            string // dataset whose spend counts; "" = the plan's
-	LogDir          string // "" = PLAN without .json
-	DryRun          bool
-	AllowOverBudget bool
-	Python          string   // "" = rerun.Python's choice
-	Harness         string   // Python file with setup()/model() (simulated runs, tests)
-	Tags            []string // on every log
-	LogBuffer       int      // samples inspect_ai buffers before writing its log; 0 = its default
-}
+// Options configure a run of a plan: the command's flags.
+type Options = rerun.Config
 
 // OverBudgetFlag runs a plan over the ceiling.
 const OverBudgetFlag = "allow-over-budget"
@@ -101,186 +82,65 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.Plan == "" {
 		return cliutil.Usagef("rerun: name the plan to run: empties rerun PLAN.json --manifest FILE (write one with empties select)")
 	}
-	// Every flag is checked before any work (the budget's accounting ingests
-	// logs): the plan, the manifest, the numbers, the files named.
-	p, err := plan.Read(opts.Plan)
-	if err != nil {
-		return fmt.Errorf("rerun: %w", err)
-	}
-	m, err := manifest.Load(opts.Manifest, manifest.Options{})
-	if err != nil {
-		return fmt.Errorf("rerun: %w", err)
-	}
-	if opts.LogBuffer < 0 {
-		return cliutil.Usagef("rerun: --log-buffer %d: give a number of samples, 1 or more (0: inspect_ai's default)", opts.LogBuffer)
-	}
-	if opts.Data != "" { // named: it must be a dataset (the plan's own may have moved: then the plan's record of the spend is used)
-		if err := store.CheckReadable("rerun", opts.Data); err != nil {
-			return err
-		}
-	}
-	python := rerun.Python(opts.Python)
-	if !opts.DryRun {
-		if _, err := exec.LookPath(python); err != nil {
-			return cliutil.Usagef("rerun: Python %s: no such program (or not executable); name one with inspect_ai and the empties package with --python or $EMPTIES_PYTHON (make pypkg installs it into .venv)", python)
-		}
-	}
-	if opts.LogDir == "" {
-		opts.LogDir = strings.TrimSuffix(opts.Plan, ".json")
-		if opts.LogDir == opts.Plan {
-			return cliutil.Usagef("rerun: %s does not end in .json; give the log folder with --log-dir", opts.Plan)
-		}
-	}
-	if opts.Data == "" {
-		opts.Data = p.Data
-	}
-	var harness string
-	if opts.Harness != "" {
-		if harness, err = filepath.Abs(opts.Harness); err != nil {
-			return err
-		}
-		if st, err := os.Stat(harness); err != nil || st.IsDir() {
-			return cliutil.Usagef("rerun: --harness %s: no such file; name a Python file defining setup(group) and model(name, group, role)", opts.Harness)
-		}
-	}
-	rules := guard.Rules{Avoid: []string{opts.Plan, opts.Harness}}
-	root, _, err := guard.CheckLogFolder(opts.LogDir, "rerun", rules)
+	r, err := rerun.Load(opts)
 	if err != nil {
 		return err
 	}
-	groups := rerun.Build(p, root, opts.Tags)
-	records := 0
-	for _, g := range groups {
-		records += g.Planned
-	}
-	fmt.Fprintf(w, "rerun %s: %d groups, %d records (sample × epoch) from %s; logs in %s\n", p.Kind, len(groups), records, opts.Plan, root)
-
-	// the budget: what was spent (the dataset's logs, this plan's, other
-	// plans' log folders beside it that the dataset does not hold yet) and
-	// what the plan still has to run
-	b := rerun.Budget{CeilingUSD: m.Budget.CeilingUSD, Unpriced: p.Cost.Unpriced}
-	others := rerun.SiblingLogFolders(root)
-	before, err := rerun.Account(ctx, append([]string{root}, others...), m)
-	if err != nil {
+	fmt.Fprintf(w, "rerun %s: %d groups, %d records (sample × epoch) from %s; logs in %s\n", r.Plan.Kind, len(r.Groups), r.Records, r.Config.Plan, r.Root)
+	if err := r.Assess(ctx); err != nil {
 		return err
 	}
-	b.SpentLogsUSD = before.In(root).USD
-	for _, o := range others {
-		b.SpentOtherUSD += before.In(o).USD
+	if r.FromPlan {
+		fmt.Fprintf(w, "(no dataset at %s: the spend so far is what the plan recorded when select wrote it)\n", r.Config.Data)
 	}
-	done := map[int]int{}
-	var todo []rerun.Group // the groups whose logs are not finished
-	for _, g := range groups {
-		st := before.In(g.LogDir)
-		done[g.Index] = st.Records
-		b.Remaining(g, st.Records)
-		if !st.Finished || st.Records < g.Planned {
-			todo = append(todo, g)
-		}
-	}
-	spentData, fromPlan, err := rerun.DatasetSpend(ctx, opts.Data, append([]string{root}, others...), m)
-	if err != nil {
-		return err
-	}
-	b.SpentDataUSD = spentData
-	if fromPlan {
-		b.SpentDataUSD = p.Cost.SpentUSD
-		fmt.Fprintf(w, "(no dataset at %s: the spend so far is what the plan recorded when select wrote it)\n", opts.Data)
-	}
-	b.Print(w)
+	r.Budget.Print(w)
 
 	if opts.DryRun {
-		for _, g := range groups {
-			fmt.Fprintf(w, "[%d/%d] %s: %d records, %d already in its logs\n  %s\n", g.Index, len(groups), g.Label, g.Planned, min(done[g.Index], g.Planned), rerun.Command(g))
+		for _, g := range r.Groups {
+			fmt.Fprintf(w, "[%d/%d] %s: %d records, %d already in its logs\n  %s\n", g.Index, len(r.Groups), g.Label, g.Planned, min(r.Done[g.Index], g.Planned), rerun.Command(g))
 		}
-		if b.Over() && !opts.AllowOverBudget {
-			fmt.Fprintf(w, "dry run: a real run would be refused: %v\n", b.OverError(OverBudgetFlag))
+		if err := r.Refused(OverBudgetFlag); err != nil {
+			fmt.Fprintf(w, "dry run: a real run would be refused: %v\n", err)
 		} else {
 			fmt.Fprintln(w, "dry run: nothing was run")
 		}
 		return nil
 	}
-	if b.Over() && !opts.AllowOverBudget {
-		return fmt.Errorf("rerun: %w", b.OverError(OverBudgetFlag))
+	if err := r.Refused(OverBudgetFlag); err != nil {
+		return fmt.Errorf("rerun: %w", err)
 	}
-	if len(groups) == 0 {
+	if len(r.Groups) == 0 {
 		fmt.Fprintln(w, "the plan has nothing to run")
 		return nil
 	}
-	if len(todo) == 0 {
-		fmt.Fprintf(w, "every group's log is finished (%d groups): nothing left to run\n", len(groups))
+	if len(r.Todo) == 0 {
+		fmt.Fprintf(w, "every group's log is finished (%d groups): nothing left to run\n", len(r.Groups))
 		return nil
 	}
-	if n := len(groups) - len(todo); n > 0 {
-		fmt.Fprintf(w, "%d of %d groups have finished logs and are not run again\n", n, len(groups))
+	if n := len(r.Groups) - len(r.Todo); n > 0 {
+		fmt.Fprintf(w, "%d of %d groups have finished logs and are not run again\n", n, len(r.Groups))
 	}
 
-	folder, err := guard.OpenLogFolder(opts.LogDir, "rerun", "inspect_ai eval_set (python -m empties rerun)", rules)
-	if err != nil {
-		return err
-	}
-	defer folder.Close()
-	spec := rerun.Spec{Format: rerun.SpecFormat, Harness: harness, Groups: todo}
-	if opts.LogBuffer > 0 {
-		spec.LogBuffer = &opts.LogBuffer
-	}
-	specPath, cleanup, err := writeSpec(spec)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	progress := &rerun.Progress{W: w, Groups: groups, Done: done}
-	output, runErr := rerun.RunPython(ctx, python, specPath, os.Environ(), progress.Event)
-	if ctx.Err() != nil {
+	out, err := r.Execute(ctx, w)
+	if out != nil && out.Stopped {
 		fmt.Fprintf(w, "stopped: the logs keep what finished; run the same command again to go on\n")
-		return ctx.Err()
+		return err
 	}
-
-	after, err := rerun.Account(ctx, []string{root}, m)
 	if err != nil {
 		return err
 	}
-	mine := after.In(root)
 	fmt.Fprintf(w, "spent: $%.2f in the %d model calls of this plan's logs (%d of them unpriced); the study: $%.2f of the $%.2f ceiling\n",
-		mine.USD, mine.Calls, mine.Unpriced, b.SpentDataUSD+b.SpentOtherUSD+mine.USD, b.CeilingUSD)
-	if runErr != nil {
-		fmt.Fprintf(w, "the Python runner (%s) failed: %v\n%s\n", python, runErr, lastLines(output, 30))
-		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %s: the runner failed; run the same command again to retry what is missing", opts.Plan)}
+		out.Spent.USD, out.Spent.Calls, out.Spent.Unpriced, r.Budget.SpentDataUSD+r.Budget.SpentOtherUSD+out.Spent.USD, r.Budget.CeilingUSD)
+	if out.RunErr != nil {
+		fmt.Fprintf(w, "the Python runner (%s) failed: %v\n%s\n", r.Python, out.RunErr, lastLines(out.Output, 30))
+		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %s: the runner failed; run the same command again to retry what is missing", r.Config.Plan)}
 	}
-	if len(progress.Failed) > 0 {
-		fmt.Fprintf(w, "%s\n", lastLines(output, 30))
-		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %d of %d groups did not finish (%s); run the same command again to retry them", len(progress.Failed), len(todo), strings.Join(progress.Failed, "; "))}
+	if len(out.Failed) > 0 {
+		fmt.Fprintf(w, "%s\n", lastLines(out.Output, 30))
+		return &cliutil.PartialError{Msg: fmt.Sprintf("rerun: %d of %d groups did not finish (%s); run the same command again to retry them", len(out.Failed), len(r.Todo), strings.Join(out.Failed, "; "))}
 	}
-	fmt.Fprintf(w, "next: ingest %s with the study's logs, e.g. empties run LOGS %s --out DATA --manifest %s\n", root, opts.LogDir, opts.Manifest)
+	fmt.Fprintf(w, "next: ingest %s with the study's logs, e.g. empties run LOGS %s --out DATA --manifest %s\n", r.Root, r.Config.LogDir, r.Config.Manifest)
 	return nil
-}
-
-// writeSpec writes the spec to a scratch file outside every output: spec.json
-// in a temporary folder of its own (guard.TempDir), which cleanup removes.
-func writeSpec(spec rerun.Spec) (string, func(), error) {
-	tmp, err := guard.TempDir(os.TempDir(), "empties-rerun-spec.")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { tmp.Close() }
-	p := filepath.Join(tmp.Path, "spec.json")
-	f, err := guard.Create(p)
-	if err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(spec); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, err
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return p, cleanup, nil
 }
 
 func lastLines(s string, n int) string {

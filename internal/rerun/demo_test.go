@@ -9,10 +9,25 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"empties/internal/ingest"
 	manifestpkg "empties/internal/manifest"
 	"empties/internal/measures"
+	"empties/internal/study"
 	"empties/internal/testutil"
 )
+
+func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
+
+func ingestRescore(t *testing.T, out string, logs ...string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifest(t)}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // The demo's D4 comes from replay logs: every Part C verdict (judge_tests,
 // and d4_judge_behaviour over it) is read from a log `empties rerun` wrote,
