@@ -115,7 +115,11 @@ func Load(cfg Config) (*Run, error) {
 func (r *Run) Assess(ctx context.Context) error {
 	b := Budget{CeilingUSD: r.Manifest.Budget.CeilingUSD, Unpriced: r.Plan.Cost.Unpriced}
 	others := SiblingLogFolders(r.Root)
-	before, err := Account(ctx, append([]string{r.Root}, others...), r.Manifest)
+	groupDirs := make([]string, len(r.Groups))
+	for i, g := range r.Groups {
+		groupDirs[i] = g.LogDir
+	}
+	before, err := Account(ctx, append([]string{r.Root}, others...), r.Manifest, groupDirs...)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,17 +17,10 @@ import (
 	"empties/internal/study"
 )
 
-// Spend is what the logs of log folders hold, from the cost table's SQL,
-// per counted log file.
+// Spend is what the counted logs under each folder Account was asked about
+// hold and spent, from folder_spend (sql/macros).
 type Spend struct {
-	logs map[string]logState
-}
-
-type logState struct {
-	records         int  // sample × epoch records without an error
-	success         bool // the log's status is success
-	usd             float64
-	calls, unpriced int
+	folders map[string]FolderState
 }
 
 // FolderState is what the counted logs under a folder hold together.
@@ -38,31 +30,17 @@ type FolderState struct {
 	Finished                 bool // there are logs, and every one finished
 }
 
-func (s *Spend) In(dir string) FolderState {
-	var f FolderState
-	any, all := false, true
-	// in the paths' order, so the sum of costs is the same on every run
-	for _, path := range slices.Sorted(maps.Keys(s.logs)) {
-		l := s.logs[path]
-		if within(path, dir) {
-			any = true
-			all = all && l.success
-			f.Records += l.records
-			f.USD += l.usd
-			f.Calls += l.calls
-			f.Unpriced += l.unpriced
-		}
-	}
-	f.Finished = any && all
-	return f
-}
+// In is what the logs under dir hold: nothing when Account was not asked
+// about dir or found no logs.
+func (s *Spend) In(dir string) FolderState { return s.folders[filepath.Clean(dir)] }
 
 // Account ingests and places the logs of log folders in a scratch dataset
-// (ingest and rescore, as the study reads them) and reads what each counted
-// log spent and holds from log_spend (sql/staging), which prices its calls
-// with priced_calls, the cost table's view.
-func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, error) {
-	s := &Spend{logs: map[string]logState{}}
+// (ingest and rescore, as the study reads them) and reads what the counted
+// logs under each of dirs and of more (folders inside them: the plan's
+// groups) hold and spent, from folder_spend (sql/macros), which sums
+// log_spend, the calls priced with priced_calls, the cost table's view.
+func Account(ctx context.Context, dirs []string, m *manifest.Manifest, more ...string) (*Spend, error) {
+	s := &Spend{folders: map[string]FolderState{}}
 	var paths []string
 	for _, d := range dirs {
 		if hasLogs(d) {
@@ -87,21 +65,17 @@ func Account(ctx context.Context, dirs []string, m *manifest.Manifest) (*Spend, 
 	if _, err := study.Rescore(ctx, study.Config{Data: ds, Manifest: m.Path}); err != nil {
 		return nil, fmt.Errorf("rerun: placing the logs in %s in the study: %w", strings.Join(paths, ", "), err)
 	}
-	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"log_spend"}, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, "SELECT path, success, n_records, cost_usd, n_calls, n_unpriced FROM log_spend")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var path string
-			var l logState
-			if err := rows.Scan(&path, &l.success, &l.records, &l.usd, &l.calls, &l.unpriced); err != nil {
-				return err
+	err = measures.Query(ctx, ds, measures.ParamsFrom(m), []string{"folder_spend"}, func(c *sql.Conn) error {
+		for _, d := range append(slices.Clone(dirs), more...) {
+			d = filepath.Clean(d)
+			var f FolderState
+			if err := c.QueryRowContext(ctx, "SELECT finished, n_records, cost_usd, n_calls, n_unpriced FROM folder_spend(?)", d).
+				Scan(&f.Finished, &f.Records, &f.USD, &f.Calls, &f.Unpriced); err != nil {
+				return fmt.Errorf("rerun: what the logs in %s spent: %w", d, err)
 			}
-			s.logs[path] = l
+			s.folders[d] = f
 		}
-		return rows.Err()
+		return nil
 	})
 	return s, err
 }
@@ -149,9 +123,4 @@ func hasLogs(dir string) bool {
 		return nil
 	})
 	return found
-}
-
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && filepath.IsLocal(rel)
 }

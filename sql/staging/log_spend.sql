@@ -6,8 +6,7 @@
 --
 -- cost_usd is the exact sum (exact_sum) of the log's priced calls, 0 when none is priced or the
 -- log has no calls; n_unpriced counts the calls without a price (no route prices them). rerun
--- groups the logs by folder, adding their costs in the order of their paths, so a folder's figure is
--- the same on every run.
+-- reads a log folder's figures through folder_spend (sql/macros), which sums these rows.
 -- n_records are the log's sample × epoch records without an error (rerun's resume: what a log
 -- already holds), success whether the log's status is success.
 WITH records AS (
