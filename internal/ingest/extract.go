@@ -83,13 +83,6 @@ func (r *sampleRows) size() int64 {
 	return n
 }
 
-// Call kinds (model_calls.kind), defined in internal/vocab.
-const (
-	KindMUT   = vocab.KindMUT
-	KindJudge = vocab.KindJudge
-	KindOther = vocab.KindOther
-)
-
 // span is an open span or legacy step.
 type span struct {
 	parent string
@@ -97,20 +90,6 @@ type span struct {
 	name   string
 	begin  int // legacy step: index of its begin event
 }
-
-// Call statuses (model_calls.call_status) and reply sources
-// (replies.reply_source): the closed sets of internal/vocab, by their names
-// here.
-const (
-	StatusCompleted   = vocab.CallCompleted
-	StatusPlaceholder = vocab.CallPlaceholder
-	StatusRetried     = vocab.CallRetried
-	StatusFailed      = vocab.CallFailed
-
-	SourceModelEvent   = vocab.SourceModelEvent
-	SourceSampleOutput = vocab.SourceSampleOutput
-	SourceNone         = vocab.SourceNone
-)
 
 // modelEvent is a model event with what the first pass found out about it.
 type modelEvent struct {
@@ -134,7 +113,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: nonEmpty(ctx.EvalID), Task: ctx.Task, Model: ctx.Model,
 		SampleID: id, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: nonEmpty(d.UUID),
-		Member: member, ReplySource: SourceNone, MaxTokensSource: "unset",
+		Member: member, ReplySource: vocab.SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
 	r.SampleError = d.Error
@@ -175,7 +154,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 		setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
 		call.InputMessages = int64(e.InputCount)
 		switch me.kind {
-		case KindJudge:
+		case vocab.KindJudge:
 			r.JudgeCalls++
 			if e.PromptErr != nil {
 				return nil, e.PromptErr
@@ -186,14 +165,14 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 			call.JudgeClass = strPtr(classify.Judge(classify.JudgeInput{
 				NChoices: view.nChoices, StopReason: deref(view.stopReason), Refusal: view.refusal, Text: view.text,
 			}))
-		case KindMUT:
+		case vocab.KindMUT:
 			r.MUTCalls++
 			switch {
 			case reply < 0 || i < reply:
-				if me.status == StatusPlaceholder {
+				if me.status == vocab.CallPlaceholder {
 					r.PlaceholdersSkipped++
 				}
-				if me.status == StatusRetried && reply >= 0 {
+				if me.status == vocab.CallRetried && reply >= 0 {
 					r.FailedAttempts++
 					if r.FirstAttemptError == nil {
 						r.FirstAttemptError = strPtr(e.Error)
@@ -208,7 +187,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 				if p := e.Prompt; p != "" {
 					call.PromptText = &p
 				}
-				r.ReplySource = SourceModelEvent
+				r.ReplySource = vocab.SourceModelEvent
 				r.ReplyModel = nonEmpty(e.Model)
 				r.CallError = call.CallError
 				if e.HasTools {
@@ -222,7 +201,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 				setUsage(o, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 			}
 		}
-		if me.kind != KindMUT && strings.TrimSpace(view.text) != "" {
+		if me.kind != vocab.KindMUT && strings.TrimSpace(view.text) != "" {
 			otherTexts = append(otherTexts, view.text)
 		}
 		out.Calls = append(out.Calls, call)
@@ -232,7 +211,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 		// completed (an agent driving an outside CLI, a log without events):
 		// sample.output is its reply, unless it is a judge's. reply_source
 		// says so, and tools_offered stays unknown.
-		r.ReplySource = SourceSampleOutput
+		r.ReplySource = vocab.SourceSampleOutput
 		r.ReplyModel = nonEmpty(d.Output.Model)
 		view := viewOutput(d.Output)
 		view.fill(r)
@@ -313,9 +292,9 @@ func callStatus(events []modelEvent, i int) string {
 	e := events[i].e
 	switch {
 	case e.Pending:
-		return StatusPlaceholder
+		return vocab.CallPlaceholder
 	case e.Error == "":
-		return StatusCompleted
+		return vocab.CallCompleted
 	}
 	for j := i + 1; j < len(events); j++ {
 		f := events[j]
@@ -323,10 +302,10 @@ func callStatus(events []modelEvent, i int) string {
 			continue
 		}
 		if sameInput(f.e, e) {
-			return StatusRetried
+			return vocab.CallRetried
 		}
 	}
-	return StatusFailed
+	return vocab.CallFailed
 }
 
 // sameInput reports whether two model events sent the same input: the same
@@ -348,7 +327,7 @@ func sameInput(a, b *evallog.CallView) bool {
 // retry: its error then shows in call_error), or -1.
 func replyIndex(events []modelEvent) int {
 	for i, me := range events {
-		if me.kind == KindMUT && (me.status == StatusCompleted || me.status == StatusFailed) {
+		if me.kind == vocab.KindMUT && (me.status == vocab.CallCompleted || me.status == vocab.CallFailed) {
 			return i
 		}
 	}
@@ -378,22 +357,22 @@ func usableOutput(o *evallog.OutputView, otherTexts []string) bool {
 func callKind(ctx *logContext, spanID string, e *evallog.CallView, spans *spanTree, steps []span) (kind, reason string, scorer *string) {
 	// The whole ancestry counts, whatever its depth (spanTree).
 	if sc := spans.of(spanID); sc.judge {
-		return KindJudge, "scorer_span", sc.scorer
+		return vocab.KindJudge, "scorer_span", sc.scorer
 	}
 	for j := len(steps) - 1; j >= 0; j-- {
 		if steps[j].typ == "scorer" {
-			return KindJudge, "scorer_step", strPtr(steps[j].name)
+			return vocab.KindJudge, "scorer_step", strPtr(steps[j].name)
 		}
 	}
 	switch {
 	case vocab.GraderRole(e.Role):
-		return KindJudge, "grader_role", nil
+		return vocab.KindJudge, "grader_role", nil
 	case e.Role != "":
-		return KindOther, "other_role", nil
+		return vocab.KindOther, "other_role", nil
 	case ctx.Model != "" && e.Model != "" && e.Model != ctx.Model:
-		return KindOther, "other_model", nil
+		return vocab.KindOther, "other_model", nil
 	}
-	return KindMUT, "eval_model", nil
+	return vocab.KindMUT, "eval_model", nil
 }
 
 // outputView is what the tables take from one ModelOutput.
