@@ -486,67 +486,18 @@ type eventSpans struct {
 	output    span
 	err       span
 	pending   bool
-	tools     int // -1: no tools key (or null)
-	hasTools  bool
+	tools     int  // the tools list's length, if hasTools
+	hasTools  bool // a tools key whose value is a list, not null
 	working   Float
 }
 
 type span struct{ start, end int }
 
-// The string fields of Event, by index into eventSpans.str.
-const (
-	evEvent = iota
-	evSpanID
-	evTimestamp
-	evID
-	evParentID
-	evType
-	evName
-	evAction
-	evModel
-	evRole
-	evCache
-	evUUID
-	evCompleted
-	numEventStrings
-)
-
-// eventString is the index of the string field of Event that key names,
-// or -1. A switch on the key, not a table built from Event's json tags (as
-// the stream walk's eventFields are): the walk asks it for every member of
-// every event. TestEventStringsAreEventsStringFields holds it, the indices
-// and decode's targets to Event's string fields.
-func eventString(key []byte) int {
-	switch string(key) {
-	case "event":
-		return evEvent
-	case "span_id":
-		return evSpanID
-	case "timestamp":
-		return evTimestamp
-	case "id":
-		return evID
-	case "parent_id":
-		return evParentID
-	case "type":
-		return evType
-	case "name":
-		return evName
-	case "action":
-		return evAction
-	case "model":
-		return evModel
-	case "role":
-		return evRole
-	case "cache":
-		return evCache
-	case "uuid":
-		return evUUID
-	case "completed":
-		return evCompleted
-	}
-	return -1
-}
+// The string fields of Event (the ev* indices into eventSpans.str,
+// numEventStrings, eventString from a json key to its index and
+// Event.stringFields) are generated from the struct: after editing Event,
+// run go generate (TestEventFieldsGenerated fails until then).
+//go:generate go run ./internal/genfields
 
 func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	b := w.b
@@ -627,9 +578,9 @@ func (ev *eventSpans) kind(w *walk) (string, bool) {
 func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 	b := w.b
 	e.Event = kind
-	strs := [numEventStrings]*string{nil, &e.SpanID, &e.Timestamp, &e.ID, &e.ParentID, &e.Type, &e.Name, &e.Action, &e.Model, &e.Role, &e.Cache, &e.UUID, &e.Completed}
-	for f := 1; f < numEventStrings; f++ {
-		if s := ev.str[f]; s.end > 0 {
+	strs := e.stringFields()
+	for f := range numEventStrings {
+		if s := ev.str[f]; f != evEvent && s.end > 0 {
 			v, ok := decodeStringSpan(b[s.start:s.end])
 			if !ok {
 				return false

@@ -1,6 +1,9 @@
 package evallog
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -267,10 +270,11 @@ func TestWhitespaceAtTheEnd(t *testing.T) {
 }
 
 // The one walk's string fields of an event (eventString's cases, the ev*
-// indices and decode's targets, written out by hand so the walk's switch
-// stays a switch) are Event's string fields, by their json keys: a string
-// field added to Event without its case, a case naming no string field, or
-// a key landing in another field fails here.
+// indices and Event.stringFields, generated from Event's source) are
+// Event's string fields, by their json keys: a string field the generator
+// did not see (one of a named string type, or the generated file not
+// regenerated), a case naming no string field, or a key landing in another
+// field fails here.
 func TestEventStringsAreEventsStringFields(t *testing.T) {
 	et := reflect.TypeFor[Event]()
 	seen := map[int]string{}
@@ -336,5 +340,26 @@ func TestEventStringsAreEventsStringFields(t *testing.T) {
 		if got := ev.Field(i).String(); got != want {
 			t.Errorf("Event.%s (%q): the walk gives %q, want %q", f.Name, key, got, want)
 		}
+	}
+}
+
+// event_fields_gen.go is what genfields writes from the Event struct now:
+// Event edited without go generate fails here.
+func TestEventFieldsGenerated(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "event_fields_gen.go")
+	cmd := exec.Command("go", "run", "./internal/genfields", "-o", out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./internal/genfields: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("event_fields_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("event_fields_gen.go is not what genfields writes from Event; run go generate ./internal/evallog/\nthe committed file:\n%s\ngenfields writes:\n%s", got, want)
 	}
 }
