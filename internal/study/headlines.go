@@ -66,26 +66,11 @@ type derived struct {
 // yet committed (policy_scores, log_assignments, judge_verdicts), which
 // replace the dataset's.
 func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manifest) (*derived, error) {
-	connector, err := duck.NewConnector()
+	db, queries, err := openQueries(ctx, m, dir, merged)
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(connector)
 	defer db.Close()
-	db.SetMaxOpenConns(1) // one in-memory database, one connection
-	if _, err := duck.CreateViews(ctx, db, dir, duck.ReaderViews); err != nil {
-		return nil, err
-	}
-	if _, err := duck.CreateViews(ctx, db, merged, duck.ReaderViews); err != nil {
-		return nil, err
-	}
-	queries, err := measures.LoadQueries()
-	if err != nil {
-		return nil, err
-	}
-	if err := queries.Prepare(ctx, db, measures.ParamsFrom(m)); err != nil {
-		return nil, err
-	}
 	level := *m.Thresholds.Interval
 	d := &derived{}
 	for _, name := range m.EvalNames {
@@ -111,6 +96,36 @@ func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manif
 		return nil, err
 	}
 	return d, nil
+}
+
+// openQueries opens an in-memory DuckDB of one connection with the reader
+// views of each folder of tables in dirs (a later folder's tables replace an
+// earlier's), the query files loaded and their macros created. The caller
+// closes the database.
+func openQueries(ctx context.Context, m *manifest.Manifest, dirs ...string) (*sql.DB, *measures.Queries, error) {
+	connector, err := duck.NewConnector()
+	if err != nil {
+		return nil, nil, err
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(1) // one in-memory database, one connection
+	queries, err := func() (*measures.Queries, error) {
+		for _, dir := range dirs {
+			if _, err := duck.CreateViews(ctx, db, dir, duck.ReaderViews); err != nil {
+				return nil, err
+			}
+		}
+		queries, err := measures.LoadQueries()
+		if err != nil {
+			return nil, err
+		}
+		return queries, queries.Prepare(ctx, db, measures.ParamsFrom(m))
+	}()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, queries, nil
 }
 
 // fillBoot draws the bootstrap resamples of every cell of an eval: for each

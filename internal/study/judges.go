@@ -1,8 +1,13 @@
 package study
 
 import (
+	"context"
+	"database/sql/driver"
+	"maps"
+	"slices"
 	"sort"
 
+	"github.com/duckdb/duckdb-go/v2"
 	json "github.com/goccy/go-json"
 
 	"empties/internal/classify"
@@ -17,24 +22,83 @@ type judgeIndex struct {
 	calls map[sampleKey][]schema.ModelCall
 }
 
-// judgeCalls collects judge calls: model calls under a scorer, and for evals
-// whose judge runs in the solver (AIR-Bench), the model-under-test calls
-// after the first.
-func judgeCalls(dir string, m *manifest.Manifest, assigned map[string]manifest.Assigned) (*judgeIndex, error) {
+// callKey names a model call: its sample and its call index.
+type callKey struct {
+	sampleKey
+	CallIndex int64
+}
+
+// judgeCalls collects the judge calls of the logs placed in an eval: those
+// sql/queries/judge_call_keys.sql finds by is_judge_call
+// (sql/macros/judge_calls.sql, the one definition: model calls under a
+// scorer, and for evals whose judge runs in the solver, AIR-Bench, the
+// model-under-test calls other than the reply).
+func judgeCalls(ctx context.Context, dir string, m *manifest.Manifest, assigned map[string]manifest.Assigned) (*judgeIndex, error) {
 	idx := &judgeIndex{calls: map[sampleKey][]schema.ModelCall{}}
-	err := store.Scan(dir, "model_calls", func(c *schema.ModelCall) error {
-		a, ok := assigned[c.LogID]
-		if !ok {
-			return nil
-		}
-		p := m.Profiles[a.Eval]
-		if vocab.IsJudgeCall(c.Kind, c.IsReply, p.Judge.Where) {
-			k := sampleKey{c.LogID, c.SampleID, c.Epoch}
+	if !store.HasTable(dir, "model_calls") {
+		return idx, nil
+	}
+	keys, err := judgeCallKeys(ctx, dir, m, assigned)
+	if err != nil || len(keys) == 0 {
+		return idx, err
+	}
+	err = store.Scan(dir, "model_calls", func(c *schema.ModelCall) error {
+		k := sampleKey{c.LogID, c.SampleID, c.Epoch}
+		if keys[callKey{k, c.CallIndex}] {
 			idx.calls[k] = append(idx.calls[k], *c)
 		}
 		return nil
 	})
 	return idx, err
+}
+
+// judgeCallKeys runs judge_call_keys over the dataset's model calls, with
+// log_judges holding where the judge of each placed log's eval runs.
+func judgeCallKeys(ctx context.Context, dir string, m *manifest.Manifest, assigned map[string]manifest.Assigned) (map[callKey]bool, error) {
+	db, queries, err := openQueries(ctx, m, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TABLE log_judges (log_id VARCHAR, judge_where VARCHAR)"); err != nil {
+		return nil, err
+	}
+	logs := slices.Sorted(maps.Keys(assigned))
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "log_judges")
+		if err != nil {
+			return err
+		}
+		for _, id := range logs {
+			if err := app.AppendRow(id, m.Profiles[assigned[id].Eval].Judge.Where); err != nil {
+				app.Close()
+				return err
+			}
+		}
+		return app.Close()
+	})
+	conn.Close()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queries.Rows(ctx, db, "judge_call_keys", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keys := map[callKey]bool{}
+	for rows.Next() {
+		var k callKey
+		if err := rows.Scan(&k.LogID, &k.SampleID, &k.Epoch, &k.CallIndex); err != nil {
+			return nil, err
+		}
+		keys[k] = true
+	}
+	return keys, rows.Err()
 }
 
 // forScore returns the judge calls that produced the profile's score: those

@@ -73,7 +73,7 @@ func Rescore(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	judges, err := judgeCalls(cfg.Data, m, assigned)
+	judges, err := judgeCalls(ctx, cfg.Data, m, assigned)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +100,6 @@ func Rescore(ctx context.Context, cfg Config) (*Result, error) {
 		f := replyFacts{Reply: r, Logged: logged[k], JudgeCalls: judges.count(k, p)}
 		if a.Part == vocab.PartA {
 			f.PartB = partB[partBKey{evalIDs[r.LogID], r.SampleID, r.Epoch}]
-		}
-		if p.Judge.Where == vocab.JudgeInSolver && r.MUTCalls > 1 {
-			f.JudgeCalls = r.MUTCalls - 1
 		}
 		for _, pol := range vocab.Policies {
 			row := apply(pol, p, f)

@@ -183,7 +183,7 @@ func judgeTests(ctx context.Context, db *sql.DB, queries *measures.Queries, m *m
 	for _, name := range m.EvalNames {
 		p := m.Profiles[name]
 		holes := map[string]string{"components": strings.Join(componentColumns(p), ", "), "pass": predicate(p.Judge.Pass)}
-		rows, err := queries.Rows(ctx, db, "judge_tests", holes, sql.Named("eval", name))
+		rows, err := queries.Rows(ctx, db, "judge_tests", holes, sql.Named("eval", name), sql.Named("judge_where", p.Judge.Where))
 		if err != nil {
 			return nil, fmt.Errorf("eval %s (%s): judge.pass: %w", name, p.File, err)
 		}

@@ -19,22 +19,8 @@ var graderRole = regexp.MustCompile(`(?i)grad|judg|scor|critic|evaluat|rater|mon
 // records such a call as a judge's (KindJudge) when no scorer span or step
 // encloses it. Span ancestry is the stronger signal; role alone is not
 // enough, since a grader that falls back to the default model has no role.
+// Which calls graded a sample's reply also depends on where the eval's judge
+// runs: is_judge_call (sql/macros/judge_calls.sql) is that one definition.
 func GraderRole(role string) bool {
 	return role != "" && graderRole.MatchString(role)
-}
-
-// IsJudgeCall is the one definition of a call that graded a sample's reply,
-// given whose call ingest found it to be (model_calls.kind: a judge's when a
-// scorer span or step encloses it or its role is a grader's, GraderRole),
-// whether it is the sample's reply, and where the eval's judge runs: in a
-// scorer, a judge's call; inside the solver, a call of the model under test
-// other than the reply; nowhere, none.
-func IsJudgeCall(kind string, isReply bool, where string) bool {
-	switch where {
-	case JudgeInScorer:
-		return kind == KindJudge
-	case JudgeInSolver:
-		return kind == KindMUT && !isReply
-	}
-	return false
 }
