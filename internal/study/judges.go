@@ -144,7 +144,7 @@ func writeVerdicts(ds *store.Dataset, m *manifest.Manifest, assigned map[string]
 			if c.JudgeClass != nil {
 				class = *c.JudgeClass
 			} else { // a judge inside the solver: classified here
-				class = classify.Judge(classify.JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
+				class = classify.JudgeCallClass(&c)
 			}
 			v := schema.JudgeVerdict{
 				LogID: k.LogID, Eval: a.Eval, Route: a.Route, Arm: a.Arm, SampleID: k.SampleID, Epoch: k.Epoch,

@@ -1,5 +1,5 @@
 // Package classify is the `classify` command: it re-applies the classifier
-// (internal/classify) to an ingested dataset.
+// (internal/classify) to an ingested dataset through internal/reclassify.
 package classify
 
 import (
@@ -12,10 +12,8 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/cliutil"
-	"empties/internal/duck"
+	"empties/internal/reclassify"
 	"empties/internal/store"
-	"empties/internal/vocab"
-	"empties/schema"
 )
 
 // Options configure a classify run.
@@ -65,69 +63,19 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if !store.HasTable(opts.Data, "replies") {
 		return cliutil.Usagef("classify: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
-	ds, err := store.Create(store.Stage{Name: schema.StageClassify, Views: duck.ViewFile}, opts.Data)
+	res, err := reclassify.Dataset(ctx, opts.Data)
 	if err != nil {
 		return err
 	}
-	defer ds.Close()
-	counts := map[string]int64{}
-	changed := int64(0)
-	err = store.RewriteTable(ds, schema.Replies, func(r *schema.Reply) error {
-		before := r.ClassRule
-		classify.Apply(r)
-		counts[r.Class]++
-		if r.ClassRule != before {
-			changed++
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if store.HasTable(opts.Data, "model_calls") {
-		err = store.RewriteTable(ds, schema.ModelCalls, func(c *schema.ModelCall) error {
-			if c.Kind != vocab.KindJudge {
-				c.JudgeClass = nil
-				return nil
-			}
-			jc := classify.Judge(classify.JudgeInput{NChoices: c.NChoices, StopReason: deref(c.StopReason), Refusal: c.Refusal, Text: c.Text})
-			c.JudgeClass = &jc
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	var dropped []string
-	if changed > 0 {
-		// Every later table was computed from the old classes.
-		dropped = store.TablesExcept(opts.Data, schema.KeptWhenRepliesChange()...)
-		if err := ds.Drop(dropped...); err != nil {
-			return err
-		}
-	}
-	if err := ds.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", classify.Version, changed)
-	if len(dropped) > 0 {
-		fmt.Fprintf(w, "removed the tables computed from the old classes (%s): run rescore, analyze and decide again\n", strings.Join(dropped, ", "))
+	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", classify.Version, res.Changed)
+	if len(res.Dropped) > 0 {
+		fmt.Fprintf(w, "removed the tables computed from the old classes (%s): run rescore, analyze and decide again\n", strings.Join(res.Dropped, ", "))
 	}
 	for _, r := range classify.OrderedRules() {
-		if n, ok := counts[r.Class]; ok {
+		if n, ok := res.Counts[r.Class]; ok {
 			fmt.Fprintf(w, "  %-16s %8d\n", r.Class, n)
-			delete(counts, r.Class)
+			delete(res.Counts, r.Class)
 		}
 	}
 	return nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
