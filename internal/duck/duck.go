@@ -8,10 +8,14 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"empties/internal/guard"
 )
 
 // No extension is downloaded at run time: everything needed (parquet, json,
@@ -23,6 +27,13 @@ const dsnOptions = "?autoinstall_known_extensions=false&autoload_known_extension
 // file is attached by SQL from an in-memory database, never named in the
 // DSN: the driver cuts a DSN at its first '?' and URL-decodes it, so a path
 // holding '?', '%' or '#' would open another file, or none.
+//
+// DuckDB writes what a query cannot hold in memory to its temp_directory,
+// by default .tmp in the working directory for an in-memory database: a
+// folder of the user's, shared by every run started there, whose spill files
+// two databases would overwrite. Each database Open makes spills instead into
+// a private temporary folder of its own (guard.TempDir in the system's
+// temporary folder), removed when the database is closed.
 func Open(path string) (*sql.DB, error) {
 	var init func(driver.ExecerContext) error
 	if path != "" {
@@ -32,11 +43,16 @@ func Open(path string) (*sql.DB, error) {
 			return err
 		}
 	}
-	c, err := duckdb.NewConnector(dsnOptions, init)
+	spill, err := guard.TempDir(os.TempDir(), "empties-duckdb.")
 	if err != nil {
+		return nil, fmt.Errorf("opening DuckDB %s: a folder for its temporary files: %w", path, err)
+	}
+	c, err := duckdb.NewConnector(dsnOptions+"&temp_directory="+url.QueryEscape(spill.Path), init)
+	if err != nil {
+		spill.Close()
 		return nil, err
 	}
-	db := sql.OpenDB(c)
+	db := sql.OpenDB(&connector{Connector: c, spill: spill})
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening DuckDB %s: %w", path, err)
@@ -44,10 +60,20 @@ func Open(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// NewConnector returns a connector to a new in-memory database with the
-// options of Open, for a caller that also needs the connector (DuckDB's
-// appender takes one).
-func NewConnector() (*duckdb.Connector, error) { return duckdb.NewConnector(dsnOptions, nil) }
+// connector is a DuckDB database with its private spill folder; database/sql
+// closes it with the *sql.DB, and the folder goes with it.
+type connector struct {
+	*duckdb.Connector
+	spill *guard.Temp
+}
+
+func (c *connector) Close() error {
+	err := c.Connector.Close()
+	if e := c.spill.Close(); err == nil {
+		err = e
+	}
+	return err
+}
 
 // Quote returns s as a SQL string literal. A path that DuckDB reads
 // (read_parquet) goes through ReadPath instead, which also escapes glob

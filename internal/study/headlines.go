@@ -103,11 +103,10 @@ func computeHeadlines(ctx context.Context, dir, merged string, m *manifest.Manif
 // earlier's), the query files loaded and their macros created. The caller
 // closes the database.
 func openQueries(ctx context.Context, m *manifest.Manifest, dirs ...string) (*sql.DB, *measures.Queries, error) {
-	connector, err := duck.NewConnector()
+	db, err := duck.Open("")
 	if err != nil {
 		return nil, nil, err
 	}
-	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
 	queries, err := func() (*measures.Queries, error) {
 		for _, dir := range dirs {
