@@ -131,7 +131,9 @@ func BenchmarkBrowse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer g.release(dir)
+	var released sync.WaitGroup
+	defer released.Wait()
+	defer g.release(dir, &released)
 	var mem int64
 	if err := g.db.QueryRowContext(ctx, "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'").Scan(&mem); err != nil {
 		b.Fatal(err)

@@ -123,12 +123,15 @@ func lockDown(ctx context.Context, db *sql.DB, root, scratch string) error {
 
 // release ends the generation once its last request is done: the database
 // closes, the pin goes (a later ingest may remove the generation) and its
-// report's scratch folder is removed.
-func (g *generation) release(dir string) {
+// report's scratch folder is removed. done counts the release until then, so
+// the server's Close can wait for it.
+func (g *generation) release(dir string, done *sync.WaitGroup) {
 	if !g.retired.CompareAndSwap(false, true) {
 		return
 	}
+	done.Add(1)
 	go func() {
+		defer done.Done()
 		g.refs.Wait()
 		g.db.Close()
 		store.Release(dir, g.root)

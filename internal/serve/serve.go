@@ -63,8 +63,9 @@ type Server struct {
 	cur    *generation
 	newest int // the newest generation seen on disk
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	releases sync.WaitGroup // generations released and not yet closed (generation.release)
 }
 
 //go:embed templates/*.html
@@ -136,9 +137,8 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	g := s.cur
 	s.mu.Unlock()
-	g.release(s.dir)
-	g.refs.Wait()
-	g.report.remove()
+	g.release(s.dir, &s.releases)
+	s.releases.Wait() // every generation's database closed, its pin and report gone
 	s.logs.close()
 	return s.tmp.Close()
 }
@@ -188,7 +188,7 @@ func (s *Server) switchGeneration(ctx context.Context) error {
 	if g.Number <= old.Number {
 		s.mu.Unlock()
 		if g.root != old.root {
-			g.release(s.dir)
+			g.release(s.dir, &s.releases)
 		} else { // the same generation: keep the one open, and its pin
 			g.db.Close()
 			g.report.remove()
@@ -198,7 +198,7 @@ func (s *Server) switchGeneration(ctx context.Context) error {
 	s.cur = g
 	s.newest = max(s.newest, g.Number)
 	s.mu.Unlock()
-	old.release(s.dir)
+	old.release(s.dir, &s.releases)
 	return nil
 }
 
