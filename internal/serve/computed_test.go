@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/measures"
 	"empties/internal/serve"
@@ -55,5 +57,27 @@ func TestReportOfAnAnalyzedDatasetHasNoNote(t *testing.T) {
 	_, hs := server(t, serve.Options{Data: wild(t), Measures: measures.Explore})
 	if body := page(t, hs.URL, "/"); strings.Contains(body, `id="computed-measures"`) || strings.Contains(body, "No overview table") {
 		t.Errorf("the analyzed dataset's page:\n%.3000s", body)
+	}
+}
+
+// In Chromium, the note on the page of an ingest-only dataset is visible
+// above the report, and the page loads without a problem.
+func TestComputedNoteInChromium(t *testing.T) {
+	dir := ingesttest.Dataset(t, filepath.Join(testutil.WildCorpus(t), "logs"))
+	_, hs := server(t, serve.Options{Data: dir, Loopback: true, Measures: measures.Explore})
+	b := newBrowser(t)
+	b.run(t, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady("body"))
+	note := eval[string](t, b, `(() => { const e = document.getElementById('computed-measures'); return e && e.offsetHeight > 0 ? e.innerText : '' })()`)
+	if !strings.Contains(note, "not stored in the dataset") || !strings.Contains(note, "empties analyze --data DIR") {
+		t.Errorf("the visible note reads %q", note)
+	}
+	if eval[bool](t, b, `document.body.innerText.includes('No overview table')`) {
+		t.Errorf("the page says there is no overview table")
+	}
+	geometry(t, b, "computed report")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		t.Error(p)
 	}
 }
