@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -100,7 +101,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	}
 	defer ds.Close()
 	start := time.Now()
-	results, err := analyze(ctx, suite, params, ds, manifestPath)
+	results, err := analyze(ctx, suite, params, ds.Dir, ds.TableDir, manifestPath)
 	if err != nil {
 		return err
 	}
@@ -111,9 +112,32 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	return nil
 }
 
-// analyze builds every step in one in-memory DuckDB, checks every output's
-// contract, and stages the outputs and analyze_runs as Parquet in ds.
-func analyze(ctx context.Context, suite *Suite, params Params, ds *store.Dataset, manifestPath string) ([]*Result, error) {
+// Explore computes the exploration outputs (the suite without a manifest,
+// as `empties analyze --data DIR` would) of the dataset at dataDir, which it
+// only reads, into out, a new folder it creates holding one folder of
+// Parquet files per table (the layout duck's views read): how `empties
+// serve` shows the measures of a dataset analyze has not run on, in its
+// scratch, never in the dataset.
+func Explore(ctx context.Context, dataDir, out string) error {
+	suite, err := LoadSuite(sqlfiles.FS)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	tableDir := func(table string) (string, error) {
+		dir := filepath.Join(out, table)
+		return dir, os.Mkdir(dir, 0o755)
+	}
+	_, err = analyze(ctx, suite, NoManifestParams(), dataDir, tableDir, "")
+	return err
+}
+
+// analyze builds every step in one in-memory DuckDB over the dataset at
+// dataDir, checks every output's contract, and writes the outputs and
+// analyze_runs as Parquet into the folders tableDir gives.
+func analyze(ctx context.Context, suite *Suite, params Params, dataDir string, tableDir func(string) (string, error), manifestPath string) ([]*Result, error) {
 	db, err := duck.Open("")
 	if err != nil {
 		return nil, err
@@ -125,7 +149,7 @@ func analyze(ctx context.Context, suite *Suite, params Params, ds *store.Dataset
 		return nil, err
 	}
 	defer conn.Close()
-	present, err := createSourceViews(ctx, conn, ds.Dir, sourceViews)
+	present, err := createSourceViews(ctx, conn, dataDir, sourceViews)
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +183,11 @@ func analyze(ctx context.Context, suite *Suite, params Params, ds *store.Dataset
 		return nil, fmt.Errorf("analyze: %d broken contracts (nothing was written):\n  %s", len(broken), strings.Join(broken, "\n  "))
 	}
 	for _, st := range suite.Outputs() {
-		if err := copyOut(ctx, conn, ds, st.Output, st.Contract.KeyOrder()); err != nil {
+		if err := copyOut(ctx, conn, tableDir, st.Output, st.Contract.KeyOrder()); err != nil {
 			return nil, err
 		}
 	}
-	if err := copyOut(ctx, conn, ds, RunsTable, suite.Contracts[RunsTable].KeyOrder()); err != nil {
+	if err := copyOut(ctx, conn, tableDir, RunsTable, suite.Contracts[RunsTable].KeyOrder()); err != nil {
 		return nil, err
 	}
 	return results, nil
@@ -199,11 +223,11 @@ func writeRuns(ctx context.Context, conn *sql.Conn, results []*Result, p Params,
 	return nil
 }
 
-// copyOut writes a table as the dataset table of the same name: one Parquet
-// file in its folder of the next generation, which Commit switches in, so
-// readers never see a half-written table.
-func copyOut(ctx context.Context, conn *sql.Conn, ds *store.Dataset, table, order string) error {
-	dir, err := ds.TableDir(table)
+// copyOut writes a table as the table of the same name: one Parquet file in
+// the folder tableDir gives (for analyze, its folder of the next generation,
+// which Commit switches in, so readers never see a half-written table).
+func copyOut(ctx context.Context, conn *sql.Conn, tableDir func(string) (string, error), table, order string) error {
+	dir, err := tableDir(table)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,13 +122,26 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 
 // Write builds the report of the dataset in dataDir into out, a new folder
 // it creates, through a database of its own: how a server writes the page
-// of each generation of its dataset into its scratch (empties serve).
-func Write(ctx context.Context, dataDir, out string) error {
+// of each generation of its dataset into its scratch (empties serve). The
+// tables of each folder of more (as measures.Explore writes them) are read
+// too, a later folder's table taking the place of an earlier one's.
+func Write(ctx context.Context, dataDir, out string, more ...string) error {
 	db, present, err := duck.OpenDataset(ctx, dataDir)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	for _, dir := range more {
+		found, err := duck.CreateViews(ctx, db, dir, duck.ReaderViews)
+		if err != nil {
+			return err
+		}
+		for _, t := range found {
+			if !slices.Contains(present, t) {
+				present = append(present, t)
+			}
+		}
+	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return err
 	}

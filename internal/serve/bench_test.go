@@ -127,7 +127,7 @@ func BenchmarkBrowse(b *testing.B) {
 	ctx := context.Background()
 	scratch := b.TempDir()
 	start := time.Now()
-	g, err := openGeneration(ctx, dir, scratch, nil)
+	g, err := openGeneration(ctx, dir, scratch, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

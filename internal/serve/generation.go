@@ -47,7 +47,7 @@ type genInfo struct {
 // openGeneration pins the current generation of the dataset at dir (or takes
 // a folder of tables as it is), starts writing its report (report, if not
 // nil) and opens its read-only database.
-func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc) (*generation, error) {
+func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc, measures MeasuresFunc) (*generation, error) {
 	root, err := store.Current(dir)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc)
 		return nil, err
 	}
 	if report != nil && store.HasTable(root, "replies") {
-		g.report.start(report, root, scratch, g.Number) // beside the index: the first page is the report
+		g.report.start(report, measures, root, scratch, g.Number) // beside the index: the first page is the report
 	}
 	db, err := duck.Open("")
 	if err != nil {

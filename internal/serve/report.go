@@ -12,13 +12,25 @@ import (
 	"sync"
 
 	"empties/internal/guard"
+	"empties/internal/store"
 )
 
 // ReportFunc writes the report page of the tables of a generation (the
 // folder root) into the new folder out, as `empties report` writes it:
 // stages/serve passes internal/report.Write, the code `empties report` builds
 // its page with, so the page served is the page the command writes.
-type ReportFunc func(ctx context.Context, root, out string) error
+type ReportFunc func(ctx context.Context, root, out string, more ...string) error
+
+// MeasuresFunc computes the exploration measures of the dataset at root
+// (which it only reads) into the new folder out, a folder of tables:
+// stages/serve passes internal/measures.Explore.
+type MeasuresFunc func(ctx context.Context, root, out string) error
+
+// computedNote is put at the top of a report whose measures the server
+// computed (the dataset has no overview: analyze has not run on it).
+const computedNote = `<p id="computed-measures" role="note" style="margin:.5em 1em;padding:.5em;border:1px solid #c90;background:#fff8e1">` +
+	`The measures on this page were computed by <code>empties serve</code> for this view, without a manifest; they are not stored in the dataset. ` +
+	`To store them, run <code>empties analyze --data DIR</code> on the dataset.</p>`
 
 // reportState is a generation's report, written once into the server's
 // scratch folder (never into the dataset) when the generation opens.
@@ -28,10 +40,17 @@ type reportState struct {
 	dir  string
 	tmp  *guard.Temp // the folder dir is in
 	err  error
+	// computed: the measures were computed by the server, not read from
+	// the dataset.
+	computed bool
 }
 
 // start writes the report in the background.
-func (r *reportState) start(fn ReportFunc, root, scratch string, n int) {
+//
+// A dataset without an overview table (analyze has not run) gets its
+// exploration measures computed by mf into the scratch folder first, and the
+// report reads them beside the dataset's tables.
+func (r *reportState) start(fn ReportFunc, mf MeasuresFunc, root, scratch string, n int) {
 	r.once.Do(func() {
 		r.done = make(chan struct{})
 		go func() {
@@ -47,7 +66,16 @@ func (r *reportState) start(fn ReportFunc, root, scratch string, n int) {
 			}
 			r.tmp = tmp
 			out := filepath.Join(tmp.Path, "report")
-			if err := fn(context.Background(), root, out); err != nil {
+			var more []string
+			if mf != nil && !store.HasTable(root, "overview") {
+				dir := filepath.Join(tmp.Path, "measures")
+				if err := mf(context.Background(), root, dir); err != nil {
+					r.err = fmt.Errorf("computing the measures (the dataset has no overview table): %w", err)
+					return
+				}
+				more, r.computed = []string{dir}, true
+			}
+			if err := fn(context.Background(), root, out, more...); err != nil {
 				r.err = err
 				return
 			}
@@ -97,6 +125,9 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 		if err := s.tmpl.ExecuteTemplate(&bar, "reportbar", s.pageData(r, g, "report", "")); err != nil {
 			s.errorPage(w, r, g, http.StatusInternalServerError, err)
 			return
+		}
+		if g.report.computed {
+			bar.WriteString(computedNote)
 		}
 		page = injectBar(page, bar.Bytes())
 		// The page brings its own policy (its scripts by hash, in a meta

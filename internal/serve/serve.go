@@ -46,6 +46,10 @@ type Options struct {
 	SQL bool
 	// Report writes a generation's report page (nil: no report).
 	Report ReportFunc
+	// Measures computes the exploration measures of a generation without
+	// an overview table into the scratch, for its report (nil: the report
+	// shows what the dataset holds).
+	Measures MeasuresFunc
 	// Poll is how often the server looks for a newer generation (0: 2s).
 	Poll time.Duration
 }
@@ -101,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		tmp.Close()
 		return nil, err
 	}
-	g, err := openGeneration(ctx, dir, scratch, s.opts.Report)
+	g, err := openGeneration(ctx, dir, scratch, s.opts.Report, s.opts.Measures)
 	if err != nil {
 		tmp.Close()
 		return nil, err
@@ -179,7 +183,7 @@ func (s *Server) switchGeneration(ctx context.Context) error {
 	if n := currentNumber(s.dir); n > 0 && n <= s.Generation() {
 		return nil // nothing newer
 	}
-	g, err := openGeneration(ctx, s.dir, s.scratch, s.opts.Report)
+	g, err := openGeneration(ctx, s.dir, s.scratch, s.opts.Report, s.opts.Measures)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/measures"
 	"empties/internal/report"
 	iserve "empties/internal/serve"
 	"empties/internal/store"
@@ -130,8 +131,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	start := time.Now()
 	// The report page of each generation is the one `empties report` writes
 	// (report.Write), built through a database of its own: the server's
-	// cannot write.
-	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn, Report: report.Write})
+	// cannot write. A dataset analyze has not run on gets its exploration
+	// measures computed into the server's scratch (measures.Explore), never
+	// into the dataset.
+	srv, err := iserve.New(ctx, iserve.Options{Data: opts.Data, Loopback: loopback, Token: token, SQL: sqlOn,
+		Report: report.Write, Measures: measures.Explore})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
