@@ -35,7 +35,7 @@ func TestReportOfAnIngestOnlyDataset(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, hs := server(t, serve.Options{Data: dir, Measures: tc.measures})
 			body := page(t, hs.URL, "/")
-			note := strings.Contains(body, `id="computed-measures"`) && strings.Contains(body, "empties analyze --data DIR")
+			note := strings.Contains(body, `id="computed-measures"`) && strings.Contains(body, "empties analyze --data "+dir+"</code>")
 			noOverview := strings.Contains(body, "No overview table")
 			if note != tc.computed || noOverview == tc.computed {
 				t.Errorf("note %v, 'No overview table' %v; want note %v:\n%.3000s", note, noOverview, tc.computed, body)
@@ -68,7 +68,7 @@ func TestComputedNoteInChromium(t *testing.T) {
 	b := newBrowser(t)
 	b.run(t, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady("body"))
 	note := eval[string](t, b, `(() => { const e = document.getElementById('computed-measures'); return e && e.offsetHeight > 0 ? e.innerText : '' })()`)
-	if !strings.Contains(note, "not stored in the dataset") || !strings.Contains(note, "empties analyze --data DIR") {
+	if !strings.Contains(note, "not stored in the dataset") || !strings.Contains(note, "empties analyze --data "+dir) {
 		t.Errorf("the visible note reads %q", note)
 	}
 	if eval[bool](t, b, `document.body.innerText.includes('No overview table')`) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"os"
 	"path"
@@ -27,10 +28,16 @@ type ReportFunc func(ctx context.Context, root, out string, more ...string) erro
 type MeasuresFunc func(ctx context.Context, root, out string) error
 
 // computedNote is put at the top of a report whose measures the server
-// computed (the dataset has no overview: analyze has not run on it).
-const computedNote = `<p id="computed-measures" role="note" style="margin:.5em 1em;padding:.5em;border:1px solid #c90;background:#fff8e1">` +
-	`The measures on this page were computed by <code>empties serve</code> for this view, without a manifest; they are not stored in the dataset. ` +
-	`To store them, run <code>empties analyze --data DIR</code> on the dataset.</p>`
+// computed (the dataset at dir has no overview: analyze has not run on it).
+func computedNote(dir string) string {
+	arg := dir
+	if strings.ContainsAny(dir, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		arg = "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
+	}
+	return `<p id="computed-measures" role="note" style="margin:.5em 1em;padding:.5em;border:1px solid #c90;background:#fff8e1">` +
+		`The measures on this page were computed by <code>empties serve</code> for this view, without a manifest; they are not stored in the dataset. ` +
+		`To store them, run <code>empties analyze --data ` + html.EscapeString(arg) + `</code>.</p>`
+}
 
 // reportState is a generation's report, written once into the server's
 // scratch folder (never into the dataset) when the generation opens.
@@ -127,7 +134,7 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			return
 		}
 		if g.report.computed {
-			bar.WriteString(computedNote)
+			bar.WriteString(computedNote(s.dir))
 		}
 		page = injectBar(page, bar.Bytes())
 		// The page brings its own policy (its scripts by hash, in a meta

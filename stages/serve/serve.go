@@ -48,7 +48,9 @@ func Command() *cli.Command {
 		Description: `Serves one dataset (the folder ingest or run wrote) on a local web server:
 
    /          the report (the page ` + "`empties report`" + ` writes, regenerated from the
-              tables the server reads)
+              tables the server reads; on a dataset analyze has not run on,
+              the exploration measures are computed for the page into the
+              server's temporary folder, not stored, and the page says so)
    /replies   every reply, filtered by class, non-answer, task, model (and eval,
               route with a manifest), stop reason, stop_details category, reply
               source, attempts skipped, log and log set, with a text search;
