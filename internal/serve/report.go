@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"html"
 	"net/http"
 	"os"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"empties/internal/guard"
+	"empties/internal/plan"
 	"empties/internal/store"
 )
 
@@ -26,18 +26,6 @@ type ReportFunc func(ctx context.Context, root, out string, more ...string) erro
 // (which it only reads) into the new folder out, a folder of tables:
 // stages/serve passes internal/measures.Explore.
 type MeasuresFunc func(ctx context.Context, root, out string) error
-
-// computedNote is put at the top of a report whose measures the server
-// computed (the dataset at dir has no overview: analyze has not run on it).
-func computedNote(dir string) string {
-	arg := dir
-	if strings.ContainsAny(dir, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-		arg = "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
-	}
-	return `<p id="computed-measures" role="note" style="margin:.5em 1em;padding:.5em;border:1px solid #c90;background:#fff8e1">` +
-		`The measures on this page were computed by <code>empties serve</code> for this view, without a manifest; they are not stored in the dataset. ` +
-		`To store them, run <code>empties analyze --data ` + html.EscapeString(arg) + `</code>.</p>`
-}
 
 // reportState is a generation's report, written once into the server's
 // scratch folder (never into the dataset) when the generation opens.
@@ -133,8 +121,11 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			s.errorPage(w, r, g, http.StatusInternalServerError, err)
 			return
 		}
-		if g.report.computed {
-			bar.WriteString(computedNote(s.dir))
+		if g.report.computed { // the note of frame.html: the command that stores the measures
+			if err := s.tmpl.ExecuteTemplate(&bar, "computednote", "empties analyze --data "+plan.ShellQuote(s.dir)); err != nil {
+				s.errorPage(w, r, g, http.StatusInternalServerError, err)
+				return
+			}
 		}
 		page = injectBar(page, bar.Bytes())
 		// The page brings its own policy (its scripts by hash, in a meta
