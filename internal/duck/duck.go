@@ -174,3 +174,20 @@ func ScanRows(rows *sql.Rows) ([][]any, error) {
 	}
 	return out, rows.Err()
 }
+
+// Append adds rows to the table of conn's database through DuckDB's
+// appender: fill calls add once per row, with the row's values in the
+// table's column order. The rows are in the table when Append returns nil.
+func Append(conn *sql.Conn, table string, fill func(add func(values ...driver.Value) error) error) error {
+	return conn.Raw(func(dc any) error {
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", table)
+		if err != nil {
+			return err
+		}
+		if err := fill(app.AppendRow); err != nil {
+			app.Close()
+			return err
+		}
+		return app.Close()
+	})
+}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"golang.org/x/sync/errgroup"
 
 	"empties/internal/bootstrap"
 	"empties/internal/classify"
+	"empties/internal/duck"
 )
 
 // builder builds a step in Go. skip is true when the step's inputs are
@@ -104,22 +104,17 @@ func buildBootTightDefault(ctx context.Context, r *runner, skip bool) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return r.conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "boot_tight_default")
-		if err != nil {
-			return err
-		}
+	return duck.Append(r.conn, "boot_tight_default", func(add func(...driver.Value) error) error {
 		for ci, c := range cells {
 			for _, m := range c.measures {
 				for i, v := range means[ci][m] {
-					if err := app.AppendRow(c.eval, c.route, m, int32(i), v); err != nil {
-						app.Close()
+					if err := add(c.eval, c.route, m, int32(i), v); err != nil {
 						return err
 					}
 				}
 			}
 		}
-		return app.Close()
+		return nil
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/duckdb/duckdb-go/v2"
 	json "github.com/goccy/go-json"
 
 	"empties/internal/bootstrap"
@@ -159,26 +158,21 @@ func fillBoot(ctx context.Context, db *sql.DB, queries *measures.Queries, m *man
 		return err
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "headline_boot")
-		if err != nil {
-			return err
-		}
+	return duck.Append(conn, "headline_boot", func(add func(...driver.Value) error) (err error) {
 		for _, k := range order {
 			ids := cells[k]
 			bootstrap.ForEachResample(m.Bootstrap.Seed, m.Bootstrap.Resamples, len(ids), []string{eval, k[0], k[1]}, func(r int, idx []int) {
 				for _, i := range idx {
 					if err == nil {
-						err = app.AppendRow(k[0], k[1], int32(r), ids[i])
+						err = add(k[0], k[1], int32(r), ids[i])
 					}
 				}
 			})
 			if err != nil {
-				app.Close()
 				return err
 			}
 		}
-		return app.Close()
+		return nil
 	})
 }
 

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/duckdb/duckdb-go/v2"
 	json "github.com/goccy/go-json"
 
 	"empties/internal/classify"
+	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/store"
 	"empties/internal/vocab"
@@ -68,18 +68,13 @@ func judgeCallKeys(ctx context.Context, dir string, m *manifest.Manifest, assign
 	if err != nil {
 		return nil, err
 	}
-	err = conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "log_judges")
-		if err != nil {
-			return err
-		}
+	err = duck.Append(conn, "log_judges", func(add func(...driver.Value) error) error {
 		for _, id := range logs {
-			if err := app.AppendRow(id, m.Profiles[assigned[id].Eval].Judge.Where); err != nil {
-				app.Close()
+			if err := add(id, m.Profiles[assigned[id].Eval].Judge.Where); err != nil {
 				return err
 			}
 		}
-		return app.Close()
+		return nil
 	})
 	conn.Close()
 	if err != nil {
