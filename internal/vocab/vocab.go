@@ -56,6 +56,40 @@ const (
 // ReplySources are the reply sources in order.
 var ReplySources = []string{SourceModelEvent, SourceSampleOutput, SourceNone}
 
+// Reply rules: which completed generation of the model under test a
+// sample's reply is. Both read the same calls (model_calls.kind
+// model_under_test, call_status completed or failed: placeholders and
+// retried attempts are not generations) and fall back the same way to
+// sample.output (state.output while scoring) when there is none, unless that
+// output is a judge's or another call's.
+//   - first: the first such generation after the sample's input, as the
+//     pre-registration reads the reply ("the first assistant message after
+//     generation"), so that an output a solver overwrote with a judge's text
+//     (AIR-Bench's annotate) is never taken for the model's. The study's
+//     measures (replies.class and everything computed from it) use it.
+//   - final: the last such generation, which is what state.output holds when
+//     the scorer runs unless a solver replaced it: the reply the eval's
+//     scorer grades on multi-turn and agent tasks. Where a solver calls the
+//     model under test itself as a judge (a judge in the solver, profile
+//     judge.where: solver, as AIR-Bench), the last generation is that judge
+//     call: use first there.
+//
+// On a sample with one generation the two are the same call.
+const (
+	ReplyFirst = "first"
+	ReplyFinal = "final"
+)
+
+// ReplyRules are the reply rules: the pre-registered one, then the graded one.
+var ReplyRules = []string{ReplyFirst, ReplyFinal}
+
+// ReplyRuleMeanings say what each reply rule picks, as `empties schema
+// --format json` exports them for the Python package.
+var ReplyRuleMeanings = map[string]string{
+	ReplyFirst: "the first completed generation of the model under test (the pre-registered reply)",
+	ReplyFinal: "the last completed generation of the model under test (the reply the scorer grades)",
+}
+
 // KindReasons (model_calls.kind_reason) say why a call has its kind, in
 // the order ingest's callKind tries them.
 var KindReasons = []string{"scorer_span", "scorer_step", "grader_role", "other_role", "other_model", "eval_model"}
@@ -171,6 +205,7 @@ func Sets() map[string][]string {
 		"call_kinds":         CallKinds,
 		"call_statuses":      CallStatuses,
 		"reply_sources":      ReplySources,
+		"reply_rules":        ReplyRules,
 		"kind_reasons":       KindReasons,
 		"max_tokens_sources": MaxTokensSources,
 		"sample_id_types":    SampleIDTypes,
@@ -238,6 +273,13 @@ type Vocabulary struct {
 	JudgeClasses      []string    `json:"judge_classes"`     // judge-reply classes, PaperBench order
 	Policies          []string    `json:"policies"`          // policy_scores.policy, in order
 	CallKinds         []string    `json:"call_kinds"`        // model_calls.kind
+	ReplyRules        []ReplyRule `json:"reply_rules"`       // which generation is the reply: first (pre-registered), final (graded)
+}
+
+// ReplyRule is one reply rule and what it picks.
+type ReplyRule struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
 }
 
 // Rule is one classifier rule.
@@ -292,6 +334,9 @@ func Export() Vocabulary {
 		JudgeClasses:      classify.JudgeClasses(),
 		Policies:          Policies,
 		CallKinds:         CallKinds,
+	}
+	for _, r := range ReplyRules {
+		v.ReplyRules = append(v.ReplyRules, ReplyRule{Name: r, Meaning: ReplyRuleMeanings[r]})
 	}
 	offered, notOffered := true, false
 	for _, c := range v.Classes {

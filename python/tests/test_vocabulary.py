@@ -22,6 +22,14 @@ def test_classes_are_the_vocabularys_in_order() -> None:
     assert tuple(seen) == v.classes
 
 
+def test_reply_rules_are_first_then_final() -> None:
+    # The names the Go side (internal/vocab ReplyRules) and the Python side
+    # give the choice of which generation is a sample's reply.
+    v = vocabulary()
+    assert v.reply_rules == ("first", "final")
+    assert all(r["meaning"] for r in v.raw["reply_rules"])
+
+
 def test_every_error_form_compiles_and_has_a_rule() -> None:
     v = vocabulary()
     assert v.error_forms, "the vocabulary has no error forms"

@@ -72,6 +72,7 @@ class Vocabulary:
     judge_classes: tuple[str, ...]
     policies: tuple[str, ...]
     call_kinds: tuple[str, ...]
+    reply_rules: tuple[str, ...]  # which generation is the reply: "first" (pre-registered), "final" (graded)
     raw: dict[str, Any]
 
     def form(self, name: str) -> ErrorForm:
@@ -113,6 +114,7 @@ def parse_vocabulary(raw: dict[str, Any]) -> Vocabulary:
         judge_classes=tuple(raw["judge_classes"]),
         policies=tuple(raw["policies"]),
         call_kinds=tuple(raw["call_kinds"]),
+        reply_rules=tuple(r["name"] for r in raw["reply_rules"]),
         raw=raw,
     )
 
