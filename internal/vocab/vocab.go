@@ -205,7 +205,6 @@ func Sets() map[string][]string {
 		"call_kinds":         CallKinds,
 		"call_statuses":      CallStatuses,
 		"reply_sources":      ReplySources,
-		"reply_rules":        ReplyRules,
 		"kind_reasons":       KindReasons,
 		"max_tokens_sources": MaxTokensSources,
 		"sample_id_types":    SampleIDTypes,
