@@ -447,9 +447,7 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 		v.Tables = append(v.Tables, t)
 	}
 	slices.Sort(v.Tables)
-	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 {
-		v.Page = n
-	}
+	v.Page = pageNumber(r.URL.Query().Get("page"))
 	if strings.TrimSpace(q) != "" {
 		s.runSQL(r, g, v)
 	}

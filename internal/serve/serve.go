@@ -237,11 +237,7 @@ func (s *Server) serveSwitch(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, g, http.StatusInternalServerError, fmt.Errorf("switching to the newer generation: %w", err))
 		return
 	}
-	back := r.FormValue("back")
-	if u, err := url.Parse(back); err != nil || back == "" || u.IsAbs() || u.Host != "" || !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
-		back = "/"
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	http.Redirect(w, r, sameOriginPath(r.FormValue("back")), http.StatusSeeOther)
 }
 
 const tokenCookie = "empties_serve_token"
