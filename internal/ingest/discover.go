@@ -26,8 +26,10 @@ type Skipped struct {
 
 // discover expands files and folders (recursively) into log files, sorted and
 // de-duplicated. Folders contribute every .eval file and every .json file
-// that starts like an Inspect log; a file named explicitly is always taken,
-// so a bad one is reported rather than skipped. Whatever is not a regular
+// that starts like an Inspect log; a file named explicitly is taken, so a
+// bad log is reported rather than skipped, except a .json file that does not
+// open like a log at all: naming one is a usage error, before any dataset is
+// made (in a folder it is skipped with a note). Whatever is not a regular
 // file (a FIFO, socket or device, found or named) is skipped unopened: an
 // open would block, or read forever.
 func discover(paths []string) (files []string, skipped []Skipped, err error) {
@@ -62,6 +64,11 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 			if !st.Mode().IsRegular() {
 				skip(p, notRegular(st.Mode()))
 				continue
+			}
+			if strings.HasSuffix(p, ".json") {
+				if why := notALog(p); why != "" {
+					return nil, nil, cliutil.Usagef("ingest: %s: %s; leave it out of LOGS (a folder holding it skips it with a note)", p, why)
+				}
 			}
 			if err := add(p); err != nil {
 				return nil, nil, err
