@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"empties/internal/cliutil"
+	"empties/internal/evallog"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"fmt"
@@ -62,7 +63,7 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 		}
 		if !st.IsDir() {
 			if !st.Mode().IsRegular() {
-				skip(p, notRegular(st.Mode()))
+				skip(p, evallog.NotRegular(st.Mode()))
 				continue
 			}
 			if strings.HasSuffix(p, ".json") {
@@ -105,7 +106,7 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 					return nil
 				}
 				if !st.Mode().IsRegular() {
-					skip(q, notRegular(st.Mode()))
+					skip(q, evallog.NotRegular(st.Mode()))
 					return nil
 				}
 			}
@@ -134,22 +135,6 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 func isDataset(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, store.MarkerFile))
 	return err == nil
-}
-
-// notRegular says what kind of file m is not a regular file as.
-func notRegular(m fs.FileMode) string {
-	kind := "not a regular file"
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		kind += " (a named pipe)"
-	case m&fs.ModeSocket != 0:
-		kind += " (a socket)"
-	case m&fs.ModeCharDevice != 0:
-		kind += " (a character device)"
-	case m&fs.ModeDevice != 0:
-		kind += " (a device)"
-	}
-	return kind
 }
 
 // The rules of a folder's listing, local or in a bucket (remote.go).

@@ -52,6 +52,9 @@ type Options struct {
 	Measures MeasuresFunc
 	// Poll is how often the server looks for a newer generation (0: 2s).
 	Poll time.Duration
+	// LogTimeout is the longest a request waits for a read of a log
+	// (0: DefaultLogTimeout).
+	LogTimeout time.Duration
 }
 
 // Server serves one dataset.
@@ -97,7 +100,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	scratch := tmp.Path
-	s := &Server{opts: opts, dir: dir, scratch: scratch, tmp: tmp, logs: newLogCache(8), stop: make(chan struct{})}
+	s := &Server{opts: opts, dir: dir, scratch: scratch, tmp: tmp, logs: newLogCache(8, opts.LogTimeout), stop: make(chan struct{})}
 	if s.opts.Poll <= 0 {
 		s.opts.Poll = 2 * time.Second
 	}
