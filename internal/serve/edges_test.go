@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"empties/internal/duck"
 	"empties/internal/serve"
 	"empties/internal/testutil"
 )
@@ -176,5 +177,125 @@ func TestSampleOfAStalledLog(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// The headers a browser sends: for an <img> of another site's page (what
+// Chromium sends for <img src="http://127.0.0.1:7576/..."> on a page of
+// another origin), a link of another site followed to a page, a page of
+// this server, and an older browser's <img> (no Fetch Metadata, a Referer).
+var (
+	imgOfAnotherSite  = map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image", "Referer": "http://evil.example/"}
+	imgOfAnotherPort  = map[string]string{"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
+	frameOfAnother    = map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}
+	scriptOfAnother   = map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"}
+	oldBrowserImg     = map[string]string{"Referer": "http://evil.example/page.html"}
+	linkOfAnotherSite = map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Sec-Fetch-User": "?1"}
+	ownPage           = map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+)
+
+func getWith(t *testing.T, u string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// No page of another site makes the server run a query: the requests an
+// <img>, a <script> or a frame of another site's page sends (and an older
+// browser's, known by its Referer) are refused before anything runs, the
+// two-billion-row ORDER BY an <img> once started included; a link of
+// another site followed to the SQL box shows the query without running it;
+// this server's own pages, an address typed and curl run it. (GETs were
+// not checked for their origin, only POSTs.)
+func TestCrossSiteRequestsRunNoQuery(t *testing.T) {
+	_, hs := server(t, serve.Options{Data: fixtures(t), Loopback: true, SQL: true})
+	huge := url.Values{"q": {"SELECT range, repeat('x', 200) FROM range(2000000000) ORDER BY hash(range)"}}.Encode()
+	for name, h := range map[string]map[string]string{"img": imgOfAnotherSite, "img of another port": imgOfAnotherPort,
+		"frame": frameOfAnother, "script": scriptOfAnother, "old browser's img": oldBrowserImg} {
+		for _, p := range []string{"/sql.csv?" + huge, "/sql?" + huge, "/replies?q=the", "/", logPage(t, fixtures(t))} {
+			if code, body := getWith(t, hs.URL+p, h); code != http.StatusForbidden || !strings.Contains(body, "a page of another site cannot use this server") {
+				t.Errorf("%s: GET %.60s: %d %.300s", name, p, code, body)
+			}
+		}
+	}
+	q := url.Values{"q": {"SELECT 6 * 7 AS answer"}}.Encode()
+	code, body := getWith(t, hs.URL+"/sql?"+q, linkOfAnotherSite)
+	if code != 200 || !strings.Contains(body, `id="sql-held"`) || strings.Contains(body, `id="sql-result"`) || !strings.Contains(body, "SELECT 6 * 7 AS answer</textarea>") {
+		t.Errorf("a link of another site to the SQL box: %d\n%.3000s", code, body)
+	}
+	if code, _ := getWith(t, hs.URL+"/sql.csv?"+q, linkOfAnotherSite); code != http.StatusForbidden {
+		t.Errorf("a link of another site to a CSV download: %d, want 403", code)
+	}
+	if code, body := getWith(t, hs.URL+"/replies", linkOfAnotherSite); code != 200 || !strings.Contains(body, "replies match") {
+		t.Errorf("a link of another site to the replies: %d", code)
+	}
+	for name, h := range map[string]map[string]string{"own page": ownPage, "address typed": {"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, "curl": nil} {
+		code, body := getWith(t, hs.URL+"/sql?"+q, h)
+		if code != 200 || !strings.Contains(body, "<td>42</td>") || strings.Contains(body, `id="sql-held"`) {
+			t.Errorf("%s: %d\n%.2000s", name, code, body)
+		}
+		if code, body := getWith(t, hs.URL+"/sql.csv?"+q, h); code != 200 || body != "answer\n42\n" {
+			t.Errorf("%s, CSV: %d %q", name, code, body)
+		}
+	}
+	req, _ := http.NewRequest("POST", hs.URL+"/switch", strings.NewReader("back=/"))
+	for k, v := range linkOfAnotherSite {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a form of another site without an Origin: %v %v", resp, err)
+	}
+}
+
+// Each statement of the SQL box runs within its limits, and one stopped by
+// a limit says which, naming the flag that raises it: the two-billion-row
+// ORDER BY stops at its time (1s here; 30s by default), a sort too big for
+// its memory and spill stops there (64 MiB each here), a CSV cut by its time
+// fails as a download instead of ending as if whole, and a page whose rows
+// hold more than 16 MiB says so.
+func TestSQLBoxHasLimits(t *testing.T) {
+	dir := fixtures(t)
+	lim := duck.Limits{Memory: 256 << 20, Spill: 1 << 30, Timeout: time.Second, MemoryFlag: "--sql-memory", SpillFlag: "--sql-spill", TimeoutFlag: "--sql-timeout"}
+	_, hs := server(t, serve.Options{Data: dir, Loopback: true, SQL: true, SQLLimits: lim})
+	huge := url.Values{"q": {"SELECT range, repeat('x', 200) FROM range(2000000000) ORDER BY hash(range)"}}.Encode()
+	body := page(t, hs.URL, "/sql?"+huge)
+	if !strings.Contains(body, `id="sql-error"`) || !strings.Contains(body, "the query ran for 1s, its time limit, and was stopped; --sql-timeout raises it") {
+		t.Errorf("the two-billion-row sort:\n%.3000s", body)
+	}
+	if code, body := get(t, nil, hs.URL+"/sql.csv?"+huge); code != http.StatusServiceUnavailable || !strings.Contains(body, "--sql-timeout raises it") {
+		t.Errorf("the two-billion-row sort as CSV: %d %.300s", code, body)
+	}
+	resp, err := http.Get(hs.URL + "/sql.csv?" + url.Values{"q": {"SELECT range FROM range(10000000000)"}}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err == nil {
+		t.Errorf("a CSV cut by its time limit after %d bytes ends as if whole", n)
+	}
+	lim = duck.Limits{Memory: 64 << 20, Spill: 64 << 20, MemoryFlag: "--sql-memory", SpillFlag: "--sql-spill", TimeoutFlag: "--sql-timeout"}
+	_, hs = server(t, serve.Options{Data: dir, Loopback: true, SQL: true, SQLLimits: lim})
+	body = page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT * FROM (SELECT range, repeat('x', 200) || range AS s FROM range(20000000) ORDER BY hash(range)) OFFSET 19999999"}}.Encode())
+	if !strings.Contains(body, "the query needs more than its memory (64 MiB) and the disk it may spill to (64 MiB); --sql-spill raises it; --sql-memory raises it") {
+		t.Errorf("a sort past memory and spill:\n%.3000s", body)
+	}
+	if body := page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT current_setting('memory_limit') AS m"}}.Encode()); !strings.Contains(body, "<td>64.0 MiB</td>") {
+		t.Errorf("the SQL box's memory limit is not set:\n%.2000s", body)
+	}
+	body = page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT repeat('x', 20000000) AS s"}}.Encode())
+	if !strings.Contains(body, "the rows of this page hold more than 16 MiB of text") {
+		i := strings.Index(body, `id="sql-error"`)
+		t.Errorf("a page of 20 MB: %.600s", body[max(i, 0):])
 	}
 }
