@@ -1,18 +1,25 @@
 package serve_test
 
 import (
+	"context"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"empties/internal/duck"
 	"empties/internal/serve"
@@ -298,4 +305,90 @@ func TestSQLBoxHasLimits(t *testing.T) {
 		i := strings.Index(body, `id="sql-error"`)
 		t.Errorf("a page of 20 MB: %.600s", body[max(i, 0):])
 	}
+}
+
+// In Chromium: a page of another site (localhost, the server being at
+// 127.0.0.1) holding an <img>, a <script> and an <iframe> that point at the
+// SQL box, the first at the two-billion-row sort, gets 403 for each, sent
+// with Chromium's own Fetch Metadata, and nothing runs; its link to a query
+// opens the SQL box with the query unrun, and Run runs it.
+func TestCrossSiteInChromium(t *testing.T) {
+	s, err := serve.New(context.Background(), serve.Options{Data: fixtures(t), Loopback: true, SQL: true,
+		SQLLimits: duck.Limits{Timeout: 5 * time.Second, TimeoutFlag: "--sql-timeout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		path, site, dest string
+		code             int
+	}
+	var mu sync.Mutex
+	var log []seen
+	h := s.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusWriter{ResponseWriter: w, code: 200}
+		h.ServeHTTP(rec, r)
+		mu.Lock()
+		log = append(log, seen{r.URL.Path, r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Dest"), rec.code})
+		mu.Unlock()
+	}))
+	t.Cleanup(func() {
+		hs.Close()
+		s.Close()
+	})
+	target := hs.URL
+	q := func(sql string) string { return target + "/sql?" + url.Values{"q": {sql}}.Encode() }
+	huge := target + "/sql.csv?" + url.Values{"q": {"SELECT range, repeat('x', 200) FROM range(2000000000) ORDER BY hash(range)"}}.Encode()
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><title>another site</title><img src="%s"><script src="%s"></script><iframe src="%s"></iframe><p><a id="go" href="%s">a query</a>`,
+			html.EscapeString(huge), html.EscapeString(q("SELECT 1")), html.EscapeString(q("SELECT 2")), html.EscapeString(q("SELECT 6 * 7 AS answer")))
+	}))
+	t.Cleanup(evil.Close)
+	evilURL := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)
+
+	b := newBrowser(t)
+	b.run(t, chromedp.Navigate(evilURL))
+	var got []seen
+	for range 600 { // the three loads, however slow the machine
+		mu.Lock()
+		got = slices.Clone(log)
+		mu.Unlock()
+		if len(got) >= 3 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(got) != 3 {
+		t.Fatalf("the server saw %v, want the img, script and iframe requests", got)
+	}
+	for _, r := range got {
+		if r.code != http.StatusForbidden || r.site != "cross-site" {
+			t.Errorf("%s (%s, Sec-Fetch-Site %q): %d, want 403", r.path, r.dest, r.site, r.code)
+		}
+	}
+	b.follow(t, chromedp.Click("#go"), "/sql?")
+	if text := get1(t, b, chromedp.Text("main")); !strings.Contains(text, "Not run: this link to a query came from a page of another site") || strings.Contains(text, "answer") && strings.Contains(text, "42") {
+		t.Errorf("the SQL box opened from another site's link: %q", text)
+	}
+	b.follow(t, chromedp.Click("#run"), "/sql?")
+	if text := get1(t, b, chromedp.Text("#sql-result")); !strings.Contains(text, "42") {
+		t.Errorf("after Run: %q", text)
+	}
+	mu.Lock()
+	last := log[len(log)-1]
+	mu.Unlock()
+	if last.site != "same-origin" || last.code != 200 {
+		t.Errorf("Run: %+v, want a same-origin request answered", last)
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
 }
