@@ -31,6 +31,23 @@ type Limits struct {
 	MemoryFlag, SpillFlag, TimeoutFlag string
 }
 
+// Or is l with each zero field taken from d (a command's defaults).
+func (l Limits) Or(d Limits) Limits {
+	if l.Memory == 0 {
+		l.Memory = d.Memory
+	}
+	if l.Spill == 0 {
+		l.Spill = d.Spill
+	}
+	if l.Threads == 0 {
+		l.Threads = d.Threads
+	}
+	if l.Timeout == 0 {
+		l.Timeout = d.Timeout
+	}
+	return l
+}
+
 // Context is ctx with the statement's deadline, if there is one.
 func (l Limits) Context(ctx context.Context) (context.Context, context.CancelFunc) {
 	if l.Timeout <= 0 {
@@ -55,14 +72,18 @@ func (l Limits) settings() []string {
 }
 
 // LimitError is a statement stopped by one of its limits; the message
-// names the flag that raises it.
+// names the flag that raises it. It does not unwrap to DuckDB's error: the
+// interrupt a time limit makes is a failure (exit code 1), not the user's
+// Ctrl-C (130).
 type LimitError struct {
 	msg string
 	err error
 }
 
 func (e *LimitError) Error() string { return e.msg }
-func (e *LimitError) Unwrap() error { return e.err }
+
+// Cause is DuckDB's own error.
+func (e *LimitError) Cause() error { return e.err }
 
 // Explain turns the error of a statement run under ctx (from Context) into
 // a *LimitError when a limit stopped it; other errors are returned as they

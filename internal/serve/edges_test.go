@@ -76,6 +76,16 @@ func TestPageNumbersAreBounded(t *testing.T) {
 	}
 }
 
+// oneLog is a dataset of its own of a copy of one fixture log.
+func oneLog(t *testing.T) (log, dir string) {
+	t.Helper()
+	log = filepath.Join(t.TempDir(), "zstd-basic.eval")
+	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"), log)
+	dir = t.TempDir()
+	writeDataset(t, filepath.Dir(log), dir)
+	return log, dir
+}
+
 // logPage is the sample page of sample 1 of the one log of a dataset.
 func logPage(t *testing.T, dir string) string {
 	t.Helper()
@@ -87,11 +97,7 @@ func logPage(t *testing.T, dir string) string {
 // page says what it is, at once (it used to wait for a writer, holding a
 // thread, for good), and so does /sample.json.
 func TestSampleOfALogReplacedByAFIFO(t *testing.T) {
-	logs := t.TempDir()
-	log := filepath.Join(logs, "zstd-basic.eval")
-	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"), log)
-	dir := t.TempDir()
-	writeDataset(t, logs, dir)
+	log, dir := oneLog(t)
 	_, hs := server(t, serve.Options{Data: dir})
 	u := logPage(t, dir)
 	if err := os.Remove(log); err != nil {
@@ -150,10 +156,7 @@ func (b blockingReader) ReadAt(p []byte, off int64) (int, error) {
 // for it; its one read goes on in the background (one thread, not one per
 // request), and once the file system answers, the page reads the log.
 func TestSampleOfAStalledLog(t *testing.T) {
-	logs := t.TempDir()
-	testutil.CopyFile(t, testutil.Path(t, "testdata", "logs", "zstd-basic.eval"), filepath.Join(logs, "zstd-basic.eval"))
-	dir := t.TempDir()
-	writeDataset(t, logs, dir)
+	_, dir := oneLog(t)
 	s, hs := server(t, serve.Options{Data: dir, LogTimeout: 200 * time.Millisecond})
 	release := make(chan struct{})
 	var entered atomic.Int32

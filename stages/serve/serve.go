@@ -218,7 +218,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		if lim.Timeout > 0 {
 			limit = lim.Timeout.String()
 		}
-		fmt.Fprintf(w, "  SQL box on (read-only) at /sql; each statement: %s of memory, %s of spill, %d threads, %s\n",
+		fmt.Fprintf(w, "  SQL box on (read-only) at /sql; each statement: %s of memory, %s of spill, threads %d, %s\n",
 			duck.Bytes(lim.Memory), duck.Bytes(lim.Spill), lim.Threads, limit)
 	} else {
 		fmt.Fprintf(w, "  SQL box off (--sql turns it on)\n")
@@ -250,20 +250,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 // sqlLimits are the SQL box's limits, defaults filled in.
 func (o Options) sqlLimits() duck.Limits {
 	lim := duck.Limits{Memory: o.SQLMemory, Spill: o.SQLSpill, Threads: o.SQLThreads, Timeout: o.SQLTimeout,
-		MemoryFlag: "--sql-memory", SpillFlag: "--sql-spill", TimeoutFlag: "--sql-timeout"}
-	if lim.Memory == 0 {
-		lim.Memory = DefaultSQLMemory()
-	}
-	if lim.Spill == 0 {
-		lim.Spill = DefaultSQLSpill()
-	}
-	if lim.Threads == 0 {
-		lim.Threads = duck.HalfTheCores()
-	}
-	switch {
-	case lim.Timeout == 0:
-		lim.Timeout = DefaultSQLTimeout
-	case lim.Timeout < 0:
+		MemoryFlag: "--sql-memory", SpillFlag: "--sql-spill", TimeoutFlag: "--sql-timeout"}.Or(
+		duck.Limits{Memory: DefaultSQLMemory(), Spill: DefaultSQLSpill(), Threads: duck.HalfTheCores(), Timeout: DefaultSQLTimeout})
+	if lim.Timeout < 0 { // --sql-timeout 0: none
 		lim.Timeout = 0
 	}
 	return lim

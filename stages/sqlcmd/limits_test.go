@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"empties/internal/app"
 	"empties/internal/duck"
 	"empties/internal/ingest"
 	"empties/internal/ingest/ingesttest"
@@ -54,6 +55,13 @@ func TestQueriesHaveLimits(t *testing.T) {
 				t.Errorf("err %q gives DuckDB's advice, which no reader can follow", err)
 			}
 		})
+	}
+	// The command: exit code 1 (a failure, not the 130 of an interrupt), the
+	// message once, no row count of a result that is not whole.
+	var stdout, stderr bytes.Buffer
+	code := app.Main(ctx, app.Root(), []string{"empties", "sql", huge, "--data", dir, "--timeout", "1s"}, &stdout, &stderr)
+	if code != 1 || stderr.String() != "empties: sql: the query ran for 1s, its time limit, and was stopped; --timeout raises it (0 for none)\n" || strings.Contains(stdout.String(), "rows)") {
+		t.Errorf("empties sql with --timeout 1s: exit %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
 	}
 	var out bytes.Buffer
 	if err := sqlcmd.Run(ctx, sqlcmd.Options{Query: "SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t", Data: dir, Format: "csv", Memory: 300 << 20, Threads: 1}, &out); err != nil {

@@ -159,15 +159,8 @@ func (o Options) Validate() error {
 
 // limits are the query's limits, defaults filled in.
 func (o Options) limits() duck.Limits {
-	lim := duck.Limits{Memory: o.Memory, Spill: o.Spill, Threads: o.Threads, Timeout: o.Timeout,
-		MemoryFlag: "--memory-limit", SpillFlag: "--max-spill", TimeoutFlag: "--timeout"}
-	if lim.Memory == 0 {
-		lim.Memory = DefaultMemory()
-	}
-	if lim.Spill == 0 {
-		lim.Spill = DefaultSpill()
-	}
-	return lim
+	return duck.Limits{Memory: o.Memory, Spill: o.Spill, Threads: o.Threads, Timeout: o.Timeout,
+		MemoryFlag: "--memory-limit", SpillFlag: "--max-spill", TimeoutFlag: "--timeout"}.Or(duck.Limits{Memory: DefaultMemory(), Spill: DefaultSpill()})
 }
 
 // Run executes the query and writes its result to w, or to opts.Output.
@@ -248,9 +241,16 @@ func (q query) run(ctx context.Context, w io.Writer) error {
 		return printRows(w, q.opts, cols, rows)
 	}
 	if q.opts.Format == "table" {
-		return q.db.Copy(ctx, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
-			return printTable(w, q.opts.Width, csv.NewReader(r))
+		rows := 0
+		err := q.db.Copy(ctx, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) (err error) {
+			rows, err = printTable(w, q.opts.Width, csv.NewReader(r))
+			return err
 		})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "(%d rows)\n", rows)
+		return err
 	}
 	return q.db.Copy(ctx, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {
 		_, err := io.Copy(w, r)
