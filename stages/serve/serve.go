@@ -228,7 +228,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		opts.Ready("http://" + ln.Addr().String() + "/")
 	}
 
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Every request's context is the command's: Ctrl-C interrupts the
+	// queries and log reads in flight, so the server stops at once rather
+	// than after the SQL box's time limit.
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
