@@ -20,18 +20,18 @@ from empties import choose_reply, classify, classify_reply, is_non_answer
 from empties.reply import blank
 
 
-def golden(repo: Path) -> list[dict[str, str]]:
-    lines = (repo / "testdata" / "classify" / "golden.tsv").read_text(encoding="utf-8").splitlines()
+def golden(fixtures: Path) -> list[dict[str, str]]:
+    lines = (fixtures / "golden.tsv").read_text(encoding="utf-8").splitlines()
     cols = lines[0].split("\t")
     return [dict(zip(cols, ln.split("\t"))) for ln in lines[1:]]
 
 
-def test_golden_fixtures(repo: Path) -> None:
-    rows = golden(repo)
+def test_golden_fixtures(fixtures: Path) -> None:
+    rows = golden(fixtures)
     assert len(rows) >= 27
     seen = set()
     for row in rows:
-        log = read_eval_log(str(repo / "testdata" / "classify" / row["fixture"]), resolve_attachments=True)
+        log = read_eval_log(str(fixtures / row["fixture"]), resolve_attachments=True)
         assert log.samples is not None
         (sample,) = [s for s in log.samples if str(s.id) == row["sample_id"]]
         c = classify(sample, eval_model=log.eval.model)
@@ -46,10 +46,10 @@ def test_golden_fixtures(repo: Path) -> None:
     }
 
 
-def test_airbench_overwrite_reads_the_first_generation(repo: Path) -> None:
+def test_airbench_overwrite_reads_the_first_generation(fixtures: Path) -> None:
     # The annotating solver overwrites sample.output with the judge's text;
     # the reply is the model's own first generation (whitespace: silent).
-    log = read_eval_log(str(repo / "testdata" / "classify" / "airbench-overwrite.eval"), resolve_attachments=True)
+    log = read_eval_log(str(fixtures / "airbench-overwrite.eval"), resolve_attachments=True)
     assert log.samples
     s = log.samples[0]
     assert s.output.completion.strip() != ""
