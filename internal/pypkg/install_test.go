@@ -4,10 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,10 +92,10 @@ func TestPipInstall(t *testing.T) {
 
 	v1 := filepath.Join(tmp, "venv-dir")
 	py1 := freshVenv(t, v1)
-	before := snapshot(t, src)
+	before := testutil.Snapshot(t, src)
 	run(t, tmp, py1, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--ignore-installed", src)
 	check(py1, v1)
-	sameTree(t, src, before, "pip install ./python")
+	testutil.SameTree(t, "pip install ./python", before, testutil.Snapshot(t, src))
 
 	wheels := filepath.Join(tmp, "wheels")
 	run(t, tmp, py1, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", wheels, src)
@@ -125,56 +122,6 @@ func TestPipInstall(t *testing.T) {
 	py2 := freshVenv(t, v2)
 	run(t, tmp, py2, "-m", "pip", "install", "--quiet", "--no-deps", "--ignore-installed", found[0])
 	check(py2, v2)
-}
-
-// snapshot lists every path under dir: a file with its SHA-256, a folder, a link with its target.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[rel] = "link " + target
-			return err
-		case d.IsDir():
-			out[rel] = "folder"
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			out[rel] = hex.EncodeToString(sum[:])
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sameTree fails for every path under dir that what did add, change or remove.
-func sameTree(t *testing.T, dir string, before map[string]string, what string) {
-	t.Helper()
-	after := snapshot(t, dir)
-	for p, v := range after {
-		if w, ok := before[p]; !ok {
-			t.Errorf("%s wrote %s into the source", what, p)
-		} else if w != v {
-			t.Errorf("%s changed %s in the source", what, p)
-		}
-	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			t.Errorf("%s removed %s from the source", what, p)
-		}
-	}
 }
 
 // The range of inspect_ai releases the package declares and is tested on:
@@ -213,15 +160,15 @@ func TestBuildFromAReadOnlyCopy(t *testing.T) {
 	oldest, newest := inspectAIRange(t)
 	tmp := t.TempDir()
 	src := pythonSource(t, tmp)
-	before := snapshot(t, src)
 	if out, err := exec.Command("chmod", "-R", "a-w", src).CombinedOutput(); err != nil {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}
+	before := testutil.Snapshot(t, src)
 	t.Cleanup(func() { exec.Command("chmod", "-R", "u+w", src).Run() }) // so the folder can be removed
 	py, _ := python(t)
 	dist := filepath.Join(tmp, "dist")
 	run(t, tmp, py, "-m", "build", "--no-isolation", "--outdir", dist, src)
-	sameTree(t, src, before, "python -m build")
+	testutil.SameTree(t, "python -m build", before, testutil.Snapshot(t, src))
 	sdists, _ := filepath.Glob(filepath.Join(dist, "empties-*.tar.gz"))
 	wheels, _ := filepath.Glob(filepath.Join(dist, "empties-*.whl"))
 	if len(sdists) != 1 || len(wheels) != 1 {
