@@ -189,3 +189,24 @@ def test_blank_is_ingests_text_blank(text: str, is_blank: bool) -> None:
     # Go's strings.TrimSpace: U+001C..U+001F are not spaces there (Python's
     # str.strip would remove them); U+200B is no space in either.
     assert blank(text) is is_blank
+
+
+def test_final_is_the_last_generation_with_its_own_attempts() -> None:
+    events: list[Event] = [
+        SpanBeginEvent(id="s1", name="generate", type="solver"),
+        _event(ModelOutput.from_content("m", ""), error="RateLimitError", prompt="turn 1"),
+        _event(_output("   "), prompt="turn 1"),
+        _event(ModelOutput.from_content("m", ""), pending=True, prompt="turn 2"),
+        _event(ModelOutput.from_content("m", ""), error="Overloaded", prompt="turn 2"),
+        _event(ModelOutput.from_content("m", ""), error="Overloaded", prompt="turn 2"),
+        _event(_output("The answer is 4"), prompt="turn 2"),
+        _event(_output("GRADE: C"), role="grader", prompt="grade"),  # a judge's, never the reply
+    ]
+    first = choose_reply(events, None, eval_model="mockllm/model", rule="first")
+    final = choose_reply(events, None, eval_model="mockllm/model", rule="final")
+    assert (first.rule, first.call_index, classify_reply(first).name) == ("first", 1, "silent")
+    assert (final.rule, final.call_index, classify_reply(final).name) == ("final", 5, "answer")
+    assert (first.failed_attempts, first.placeholders_skipped) == (1, 0)
+    assert (final.failed_attempts, final.placeholders_skipped) == (2, 1)  # its own generation's only
+    with pytest.raises(ValueError, match="reply rule 'last'"):
+        choose_reply(events, None, eval_model="mockllm/model", rule="last")  # type: ignore[arg-type]

@@ -279,8 +279,11 @@ def choose_reply(
     r = Reply(source="none", rule=rule, sample_error=sample_error, calls=calls)
     found = generations(calls)
     reply = (found[0] if rule == "first" else found[-1]) if found else None
+    # the placeholders and failed attempts of the reply's own generation: those
+    # after the generation before it (for "first", every one before the reply)
+    after = found[-2].index if rule == "final" and len(found) > 1 else -1
     for c in calls:
-        if c.kind != "model_under_test" or (reply is not None and c.index >= reply.index):
+        if c.kind != "model_under_test" or c.index <= after or (reply is not None and c.index >= reply.index):
             continue
         if c.status == "placeholder":
             r.placeholders_skipped += 1
