@@ -15,25 +15,16 @@ import (
 // freshVenv makes a virtual environment of its own (no pip, no packages)
 // that sees the project venv's site-packages through a .pth file, so the
 // package's dependencies (the pinned inspect_ai) and the build backend are
-// there without a download, and what is installed goes into the new one.
+// there without a download, and what is installed goes into the new one
+// (scripts/wheel/fresh_venv.py, as `make notebook` makes its venv).
 func freshVenv(t *testing.T, dir string) string {
 	t.Helper()
 	py, _ := python(t)
-	if out, err := exec.Command(py, "-m", "venv", "--without-pip", dir).CombinedOutput(); err != nil {
-		t.Fatalf("venv: %v\n%s", err, out)
-	}
-	shared, err := exec.Command(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").Output()
+	out, err := exec.Command(py, testutil.Path(t, "scripts", "wheel", "fresh_venv.py"), dir).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fresh_venv.py %s: %v", dir, err)
 	}
-	own, err := filepath.Glob(filepath.Join(dir, "lib", "python3*", "site-packages"))
-	if err != nil || len(own) != 1 {
-		t.Fatalf("site-packages of %s: %v %v", dir, own, err)
-	}
-	if err := os.WriteFile(filepath.Join(own[0], "project-venv.pth"), []byte(strings.TrimSpace(string(shared))+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "bin", "python")
+	return strings.TrimSpace(string(out))
 }
 
 // run runs a command with an environment that names no package path, so the
