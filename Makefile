@@ -19,7 +19,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv venv-test venv-notebook pypkg wheel sdist sdist-check java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv venv-test venv-notebook pypkg wheel sdist sdist-check java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster bench-frames clean
 
 all: build
 
@@ -180,7 +180,13 @@ demo-reruns: pypkg build
 
 bench: venv build versitygw
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
+	$(VPY) scripts/bench/frames.py --bin $(BIN)/empties --work bench
 	$(VPY) scripts/bench/monster.py --bin $(BIN)/empties --work bench
+
+# only the frames rows: empties.replies_df against inspect_ai.analysis's
+# samples_df and events_df on the shared corpora, as ratios
+bench-frames: venv build
+	$(VPY) scripts/bench/frames.py --bin $(BIN)/empties --work bench
 
 # only the monster-sample rows (one huge sample per log: peak RSS and time)
 bench-monster: venv build
