@@ -168,15 +168,29 @@ def build_binary(source: Path, out: Path) -> str:
     if go is None:
         go = _go_from_package()
     if _c_compiler() is None:
-        # cgo splits CC into words; zig cc is a C compiler with its own
-        # libc headers, linking against the machine's libstdc++.so.6.
+        # cgo splits CC into words. zig cc reads -lstdc++ (DuckDB's cgo flags)
+        # as its own libc++, whose std::__1 cannot stand in for the libstdc++
+        # ABI (std::__cxx11) DuckDB's static library was compiled against;
+        # the machine's libstdc++.so.6, named as a file, can.
         env["CC"] = f"{sys.executable} -m ziglang cc"
         env["CXX"] = f"{sys.executable} -m ziglang c++"
+        env["CGO_LDFLAGS"] = " ".join(filter(None, [os.environ.get("CGO_LDFLAGS"), _libstdcxx()]))
     version = Path(source, "VERSION").read_text().strip() if Path(source, "VERSION").is_file() else "sdist"
     cmd = [go, "build", "-buildvcs=false", "-ldflags", f"-X empties/internal/app.Version={version}", "-o", str(out), "./cmd/empties"]
     print(f"empties build: {' '.join(cmd)} (CC={env.get('CC', _c_compiler())})", file=sys.stderr, flush=True)
     subprocess.run(cmd, cwd=source, env=env, check=True)
     return str(out)
+
+
+def _libstdcxx() -> str:
+    """The machine's libstdc++.so.6 (the C++ runtime nearly every glibc system
+    has: apt and dnf need it)."""
+    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib", "/lib"):
+        p = os.path.join(d, "libstdc++.so.6")
+        if os.path.exists(p):
+            return p
+    raise SystemExit("empties build: no C compiler and no libstdc++.so.6 to link DuckDB against: "
+                     "install the C++ runtime (Debian, Ubuntu: libstdc++6; Fedora, RHEL: libstdc++), or a C compiler")
 
 
 def _go_from_package() -> str:

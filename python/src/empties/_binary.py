@@ -30,7 +30,7 @@ class EmptiesError(Exception):
     """The empties binary failed: its message, as it printed it.
 
     ``exit_code`` is the binary's (2 a usage error, 1 a failure, 130
-    interrupted), ``stderr`` everything it printed there, ``args`` the
+    interrupted), ``stderr`` everything it printed there, ``command`` the
     command line.
     """
 

@@ -79,17 +79,20 @@ def table_df(source: Source, table: str, *, backend: Backend = "pandas", progres
     """
     if backend not in ("pandas", "polars", "arrow", "duckdb"):
         raise EmptiesError(f"backend={backend!r}: choose pandas, polars, arrow or duckdb")
-    if _one_dataset(source):
-        assert isinstance(source, (str, os.PathLike))
-        return _read(Path(source), table, backend, keep=False)
+    ds = _one_dataset(source)
+    if ds is not None:
+        return _read(Path(ds), table, backend, keep=False)
     with tempfile.TemporaryDirectory(prefix="empties-frames.") as tmp:
-        ds = Path(tmp) / "dataset"
-        ingest(source, ds, progress=progress, strict=strict)
-        return _read(ds, table, backend, keep=True)
+        scratch = Path(tmp) / "dataset"
+        ingest(source, scratch, progress=progress, strict=strict)
+        return _read(scratch, table, backend, keep=True)
 
 
-def _one_dataset(source: Source) -> bool:
-    return isinstance(source, (str, os.PathLike)) and is_dataset(source)
+def _one_dataset(source: Source) -> str | os.PathLike[str] | None:
+    """The dataset source names, if it names one (alone, or as a list of one)."""
+    if not isinstance(source, (str, os.PathLike)) and len(source) == 1:
+        source = source[0]
+    return source if isinstance(source, (str, os.PathLike)) and is_dataset(source) else None
 
 
 def _read(ds: Path, table: str, backend: Backend, keep: bool) -> Any:
