@@ -15,9 +15,10 @@
   no binary; the package then runs ``EMPTIES_BIN`` or the checkout's
   ``bin/empties``.
 
-The sdist is built from a checkout (``make sdist``): the package and the Go
+The sdist built from a checkout (``make sdist``) holds the package and the Go
 source of ``cmd/empties`` (every file ``go list -deps`` names, with go.mod and
-go.sum; no tests).
+go.sum; no tests); one built from a copy of ``python/`` alone holds the
+package only, and gives a pure wheel.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def build_sdist(sdist_directory: str, config_settings: Mapping[str, Any] | None 
         return _setuptools.build_sdist(sdist_directory, config_settings)
     module = Path("..").resolve()
     if not (module / "go.mod").is_file() or not (module / "cmd" / "empties").is_dir():
-        raise SystemExit("empties build: an sdist is built from a checkout of empties (python/ beside go.mod): the Go source goes in it")
+        # a copy of python/ alone: an sdist of the package without the binary's source
+        return _setuptools.build_sdist(sdist_directory, config_settings)
     with tempfile.TemporaryDirectory(prefix="empties-sdist.") as tmp:
         stage = Path(tmp) / "project"
         shutil.copytree(".", stage, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", ".mypy_cache", "__pycache__", "_bin"))

@@ -34,27 +34,41 @@ def _binary() -> str:
         raise RuntimeError(f"these tests run the empties binary: {e}") from None
 
 
-def _logs(repo: Path) -> str:
-    return str(repo / "testdata" / "classify")
+def _classify_logs() -> Path:
+    """The classifier's fixture logs: the tests' own copy where there is one, else the repository's."""
+    here = Path(__file__).resolve().parent
+    for d in (here / "data" / "classify", here.parents[1] / "testdata" / "classify"):
+        if (d / "golden.tsv").is_file():
+            return d
+    raise RuntimeError("the classifier's fixture logs (testdata/classify) are not there")
 
 
-def test_ingest_is_incremental_and_draws_a_bar(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture(scope="session")
+def logs_dir() -> Path:
+    return _classify_logs()
+
+
+def _logs(d: Path) -> str:
+    return str(d)
+
+
+def test_ingest_is_incremental_and_draws_a_bar(logs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ds = tmp_path / "ds"
-    first = empties.ingest(_logs(repo), ds, progress=True)
-    n = len(list((repo / "testdata" / "classify").glob("*.eval")))
+    first = empties.ingest(_logs(logs_dir), ds, progress=True)
+    n = len(list((logs_dir).glob("*.eval")))
     assert f"ingested {n} of {n} files" in str(first) and first.path == ds
     bar = capsys.readouterr().err
     assert f"{n}/{n}" in bar and "empties ingest" in bar
-    again = empties.ingest(_logs(repo), ds, progress=False)
+    again = empties.ingest(_logs(logs_dir), ds, progress=False)
     assert f"unchanged {n}" in again.summary
     assert capsys.readouterr().err == ""
 
 
-def test_frames_have_the_schema_types(repo: Path, tmp_path: Path) -> None:
+def test_frames_have_the_schema_types(logs_dir: Path, tmp_path: Path) -> None:
     ds = tmp_path / "ds"
-    empties.ingest(_logs(repo), ds, progress=False)
+    empties.ingest(_logs(logs_dir), ds, progress=False)
     df = empties.replies_df(ds)
-    assert len(df) == len(list((repo / "testdata" / "classify").glob("*.eval")))
+    assert len(df) == len(list((logs_dir).glob("*.eval")))
     assert str(df["started_at"].dtype) == "timestamp[us, tz=UTC][pyarrow]"
     assert str(df["input_tokens"].dtype) == "int64[pyarrow]"
     assert str(df["non_answer"].dtype) == "bool[pyarrow]"
@@ -73,12 +87,12 @@ def test_frames_have_the_schema_types(repo: Path, tmp_path: Path) -> None:
     assert dict(zip(rel.columns, map(str, rel.types)))["sample_metadata"] == "JSON"
 
 
-def test_frames_of_logs_outlive_their_temporary_dataset(repo: Path) -> None:
-    rel = empties.replies_df(_logs(repo), backend="duckdb", progress=False)
+def test_frames_of_logs_outlive_their_temporary_dataset(logs_dir: Path) -> None:
+    rel = empties.replies_df(_logs(logs_dir), backend="duckdb", progress=False)
     gc.collect()
     classes = dict(rel.aggregate("class, count(*)", "class").fetchall())
-    assert classes["filtered"] >= 1 and sum(classes.values()) == len(list((repo / "testdata" / "classify").glob("*.eval")))
-    df = empties.replies_df([_logs(repo)], progress=False)
+    assert classes["filtered"] >= 1 and sum(classes.values()) == len(list((logs_dir).glob("*.eval")))
+    df = empties.replies_df([_logs(logs_dir)], progress=False)
     assert isinstance(df, pd.DataFrame) and not df.empty
 
 
@@ -97,10 +111,10 @@ def test_errors_are_the_binarys(tmp_path: Path) -> None:
         empties.table_df(tmp_path, "replies", backend="excel")  # type: ignore[call-overload]
 
 
-def test_a_bad_log_raises_or_warns_and_the_others_are_read(repo: Path, tmp_path: Path) -> None:
+def test_a_bad_log_raises_or_warns_and_the_others_are_read(logs_dir: Path, tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
-    shutil.copy(repo / "testdata" / "classify" / "silent.eval", logs / "silent.eval")
+    shutil.copy(logs_dir / "silent.eval", logs / "silent.eval")
     (logs / "broken.eval").write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(empties.EmptiesError, match="broken.eval") as e:
         empties.ingest(logs, tmp_path / "ds", progress=False)
@@ -111,9 +125,9 @@ def test_a_bad_log_raises_or_warns_and_the_others_are_read(repo: Path, tmp_path:
     assert list(df["class"]) == ["silent"]
 
 
-def test_connect_is_read_only_and_keeps_its_generation(repo: Path, tmp_path: Path) -> None:
+def test_connect_is_read_only_and_keeps_its_generation(logs_dir: Path, tmp_path: Path) -> None:
     ds = tmp_path / "ds"
-    empties.ingest(_logs(repo), ds, progress=False)
+    empties.ingest(_logs(logs_dir), ds, progress=False)
     con = empties.connect(ds)
     gen = Path(os.path.realpath(ds / "current"))
     n = con.execute("SELECT count(*) FROM replies").fetchall()[0][0]
@@ -122,28 +136,28 @@ def test_connect_is_read_only_and_keeps_its_generation(repo: Path, tmp_path: Pat
     assert con.execute("SELECT current_setting('TimeZone')").fetchall()[0][0] == "UTC"
     spill = con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
     assert not spill.startswith(str(tmp_path)) and os.path.isdir(spill)
-    empties.ingest(_logs(repo), ds, full=True, progress=False)  # a new generation
+    empties.ingest(_logs(logs_dir), ds, full=True, progress=False)  # a new generation
     assert os.path.realpath(ds / "current") != str(gen)
     assert gen.is_dir(), "the commit removed the generation a connection reads"
     assert con.execute("SELECT count(*) FROM replies").fetchall()[0][0] == n
     del con
     gc.collect()
     assert not os.path.isdir(spill)
-    empties.ingest(_logs(repo), ds, full=True, progress=False)
+    empties.ingest(_logs(logs_dir), ds, full=True, progress=False)
     assert not gen.exists(), "the generation no one reads any more was left"
 
 
-def test_connect_to_a_moved_dataset_reads_its_own_files(repo: Path, tmp_path: Path) -> None:
+def test_connect_to_a_moved_dataset_reads_its_own_files(logs_dir: Path, tmp_path: Path) -> None:
     ds = tmp_path / "ds"
-    empties.ingest(str(repo / "testdata" / "classify" / "silent.eval"), ds, progress=False)
+    empties.ingest(str(logs_dir / "silent.eval"), ds, progress=False)
     moved = tmp_path / "moved"
     shutil.copytree(ds, moved, symlinks=True)
-    empties.ingest(_logs(repo), ds, progress=False)  # the original now holds more
+    empties.ingest(_logs(logs_dir), ds, progress=False)  # the original now holds more
     assert len(empties.replies_df(moved)) == 1
     assert len(empties.replies_df(ds)) > 1
 
 
-def test_an_interrupt_stops_the_binary_and_commits_nothing(repo: Path, tmp_path: Path) -> None:
+def test_an_interrupt_stops_the_binary_and_commits_nothing(logs_dir: Path, tmp_path: Path) -> None:
     stalled = tmp_path / "stalled"
     script = textwrap.dedent(
         """
@@ -155,7 +169,7 @@ def test_an_interrupt_stops_the_binary_and_commits_nothing(repo: Path, tmp_path:
         """
     )
     env = dict(os.environ, EMPTIES_TEST_STALL_READS=str(stalled), EMPTIES_TEST_STOP_GRACE="10m")
-    p = subprocess.Popen([sys.executable, "-c", script, _logs(repo), str(tmp_path / "ds")], env=env,
+    p = subprocess.Popen([sys.executable, "-c", script, _logs(logs_dir), str(tmp_path / "ds")], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 600  # a hang guard, far beyond any load
     while not stalled.exists():
