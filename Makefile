@@ -64,7 +64,7 @@ build:
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # The platform wheel: the package of python/ with bin/empties inside, tagged
-# for the glibc and libstdc++ the binary needs (python/_build/empties_build.py
+# for the glibc and libstdc++ the binary needs (python/build_backend/empties_build_backend.py
 # reads them from it); `pip install dist/empties-*.whl` needs no Go and no C
 # compiler. pip builds it with the package's own backend, in an isolated
 # environment (setuptools from PyPI, cached).
@@ -79,7 +79,7 @@ wheel: build
 # builds and installs it in a fresh venv with neither on the PATH: minutes of
 # compiling, so not part of `make test`.
 sdist:
-	cd python && $(PYTHON) -c 'import sys; sys.path.insert(0, "_build"); import empties_build; print("$(DIST)/" + empties_build.build_sdist("../$(DIST)"))'
+	cd python && $(PYTHON) -c 'import sys; sys.path.insert(0, "build_backend"); import empties_build_backend as b; print("$(abspath $(DIST))/" + b.build_sdist("$(abspath $(DIST))"))'
 
 sdist-check: sdist
 	scripts/wheel/sdist_check.sh $(DIST) $(OUT)/sdist-check
