@@ -255,12 +255,15 @@ func printSummary(w io.Writer, dir string, results []*Result, elapsed time.Durat
 		switch r.Status() {
 		case "skipped":
 			var tables []string
+			manifest := false
 			for _, m := range r.Missing {
-				if m != manifestInput {
+				if m == manifestInput {
+					manifest = true
+				} else {
 					tables = append(tables, m)
 				}
 			}
-			if len(tables) == 0 {
+			if manifest { // its missing tables are the study's, which a manifest gives
 				study = append(study, r.Step.Output)
 				continue
 			}

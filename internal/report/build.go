@@ -71,15 +71,19 @@ var perReply = map[string]bool{"replies": true, "scores": true, "model_calls": t
 // Summary is what a build wrote.
 type Summary struct {
 	Tables, Charts int
+	Images         int    // charts drawn as images for index.md
+	NoImages       string // why they were not, when a renderer was given and failed
 }
 
 // Build writes the report of the dataset open in db (present: its tables)
 // into dir, an existing folder: index.html and index.md, tables/<name>.csv,
 // .parquet and .md for every table the page lists, plots/<name>.vl.json for
-// every chart. It reads only the dataset's tables and computes no statistic
-// of its own, so the same tables give the same bytes; it touches nothing
-// outside dir. A server builds the same page into a folder of its own.
-func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summary, error) {
+// every chart, and plots/<name>.png for index.md where images draws them
+// (nil: none, and index.md says so). It reads only the dataset's tables and
+// computes no statistic of its own, so the same tables give the same bytes;
+// it touches nothing outside dir. A server builds the same page into a
+// folder of its own.
+func Build(ctx context.Context, db *sql.DB, present []string, dir string, images ChartImages) (Summary, error) {
 	queries, err := measures.LoadQueries()
 	if err != nil {
 		return Summary{}, err
@@ -105,6 +109,7 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	if err != nil {
 		return Summary{}, err
 	}
+	specs := map[string][]byte{}
 	for _, c := range b.charts {
 		spec, err := c.json()
 		if err != nil {
@@ -112,6 +117,31 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 		}
 		if err := os.WriteFile(filepath.Join(dir, "plots", c.name+".vl.json"), spec, 0o644); err != nil {
 			return Summary{}, err
+		}
+		specs[c.name] = spec
+	}
+	sum := Summary{}
+	switch {
+	case len(specs) == 0:
+	case images == nil:
+		b.imagesNote.why = "no chart renderer was given"
+	default:
+		pngs, err := images.Draw(ctx, specs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Summary{}, ctx.Err()
+			}
+			b.imagesNote.why = err.Error()
+			sum.NoImages = err.Error()
+		}
+		for _, c := range b.charts {
+			if png, ok := pngs[c.name]; ok {
+				if err := os.WriteFile(filepath.Join(dir, "plots", c.name+".png"), png, 0o644); err != nil {
+					return Summary{}, err
+				}
+				c.image = true
+				sum.Images++
+			}
 		}
 	}
 	md := p.markdown()
@@ -121,7 +151,8 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(p.htmlPage()), 0o644); err != nil {
 		return Summary{}, err
 	}
-	return Summary{Tables: len(b.written), Charts: len(b.charts)}, nil
+	sum.Tables, sum.Charts = len(b.written), len(b.charts)
+	return sum, nil
 }
 
 // Write builds the report of the dataset in dataDir into out, a new folder
@@ -149,7 +180,7 @@ func Write(ctx context.Context, dataDir, out string, more ...string) error {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return err
 	}
-	_, err = Build(ctx, db, present, out)
+	_, err = Build(ctx, db, present, out, nil)
 	return err
 }
 
@@ -165,10 +196,12 @@ type builder struct {
 	vocab   vocab.Vocabulary
 	runs    map[string]analyzeRun
 	charts  []*chart
-	written []string // tables with files
-	ids     map[string]int
-	anchors map[string]int
-	cells   int64 // task × model cells of the default arm (overview.n_cells)
+	// imagesNote is index.md's line on why its charts are not images.
+	imagesNote imagesNote
+	written    []string // tables with files
+	ids        map[string]int
+	anchors    map[string]int
+	cells      int64 // task × model cells of the default arm (overview.n_cells)
 }
 
 // analyzeRun is a row of analyze_runs: why an output holds no rows.

@@ -32,6 +32,7 @@ type chart struct {
 	name, title string
 	spec        map[string]any
 	note        string // a line under the chart
+	image       bool   // plots/<name>.png was drawn for index.md
 }
 
 func (c *chart) json() ([]byte, error) {
@@ -45,6 +46,9 @@ func (c *chart) json() ([]byte, error) {
 }
 
 func (c *chart) md(b *strings.Builder) {
+	if c.image {
+		fmt.Fprintf(b, "![%s](plots/%s.png)\n\n", mdCell(c.title, 0), c.name)
+	}
 	fmt.Fprintf(b, "**Chart: %s.** Drawn in index.html; its Vega-Lite spec, data included, is [plots/%s.vl.json](plots/%s.vl.json) (in a notebook: `altair.Chart.from_dict(json.load(open(...)))`).", c.title, c.name, c.name)
 	if c.note != "" {
 		b.WriteString(" " + c.note)
@@ -68,6 +72,18 @@ func (c *chart) html(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, " · <a href=\"plots/%s.vl.json\">Vega-Lite spec</a></figcaption>\n</figure>\n", c.name)
 }
+
+// imagesNote says in index.md why its charts are not images (empty: they
+// are); the HTML page draws them either way.
+type imagesNote struct{ why string }
+
+func (n *imagesNote) md(b *strings.Builder) {
+	if n.why != "" {
+		fmt.Fprintf(b, "The charts are drawn in index.html; their images for this page were not made: %s.\n\n", n.why)
+	}
+}
+
+func (n *imagesNote) html(*strings.Builder) {}
 
 // base is what every spec shares: the schema, a generic font, a plain view.
 func base(title string) map[string]any {

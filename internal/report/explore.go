@@ -165,6 +165,9 @@ func (b *builder) chartsSection() (block, error) {
 			}
 		}
 	}
+	if len(b.charts) > 0 {
+		blocks = append(blocks[:1], append([]block{&b.imagesNote}, blocks[1:]...)...)
+	}
 	if len(skipped) > 0 {
 		blocks = append(blocks, para{text: "Not drawn, no rows: " + strings.Join(skipped, "; ") + "."})
 	}
