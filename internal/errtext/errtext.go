@@ -24,14 +24,20 @@ const headLines, headChars = 4, 480
 // escapes renders the escapes a message written on one line carries.
 var escapes = strings.NewReplacer(`\r\n`, "\n", `\n`, "\n", `\t`, "\t")
 
-// Layout lays out an error message.
-func Layout(s string) Shown {
+// Text is the whole message as a page shows it: a message of (almost) one
+// line with its escapes rendered as line breaks; one that already holds
+// line breaks shows its backslashes as written.
+func Text(s string) string {
 	s = strings.TrimRight(s, "\n")
-	// Only a message of (almost) one line has its escapes rendered: one
-	// that already holds line breaks shows its backslashes as written.
 	if strings.Count(s, "\n") < 2 && strings.Contains(s, `\n`) {
 		s = escapes.Replace(s)
 	}
+	return s
+}
+
+// Layout lays out an error message.
+func Layout(s string) Shown {
+	s = Text(s)
 	lines := strings.Split(s, "\n")
 	out := Shown{Lines: len(lines), Mono: len(lines) > 1}
 	head := strings.Join(lines[:min(len(lines), headLines)], "\n")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"empties/internal/errtext"
 	"empties/internal/vocab"
 )
 
@@ -207,7 +208,8 @@ func (b *builder) exampleBlock(e example, cols []string, seeds map[string]string
 	}
 	for _, k := range []struct{ col, label string }{{"output_error", "output error"}, {"call_error", "call error"}, {"sample_error", "sample error"}, {"first_attempt_error", "first failed attempt"}} {
 		if e.has(k.col) {
-			fs = append(fs, field{label: k.label, value: e.s(k.col), pre: true})
+			// its first lines in view, escapes as line breaks (foldedPre folds the rest)
+			fs = append(fs, field{label: k.label, value: errtext.Text(e.s(k.col)), pre: true})
 		}
 	}
 	if e.has("prompt_text") {
