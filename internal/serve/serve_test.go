@@ -269,7 +269,7 @@ var rowRe = regexp.MustCompile(`<a class="open" href="/sample\?epoch=(\d+)&amp;f
 
 // rowKeys lists the page's rows as log/id/epoch.
 // A value's cell in the SQL box's result (sql.html).
-const cellOpen, cellClose = `<td><div class="c">`, `</div></td>`
+const cellOpen, cellClose = `<td><div class="c s">`, `</div></td>`
 
 func rowKeys(body string) []string {
 	var out []string

@@ -115,7 +115,7 @@ const LayoutJS = `(() => {
     if (cell.matches('td.text, td.reply, table.raw td') || cell.closest('td.text, td.reply')) continue;
     const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let n; (n = walk.nextNode());) {
-      if (n.parentElement.closest('.c, pre, details:not([open])')) continue;
+      if (n.parentElement.closest('.c:not(.s), pre, details:not([open])')) continue;
       const re = /[^\s\/]+\/?/g;
       for (let m; (m = re.exec(n.textContent));) {
         const r = document.createRange();
