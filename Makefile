@@ -114,9 +114,11 @@ notebook: demo
 fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
+	go test ./internal/pypkg -run TestShippedFixtures -update
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
+	$(VPY) scripts/fixtures/python_datetimes.py internal/evallog/testdata/python-datetimes.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 
