@@ -220,7 +220,6 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			return &StageError{Stage: st.Name, Err: err}
 		}
 	}
-	dir := ReportDir(opts)
-	fmt.Fprintf(stdout, "== report: %s (Markdown) and %s (open in a browser)\n", filepath.Join(dir, "index.md"), filepath.Join(dir, "index.html"))
+	// The report stage's own line, the last, says where the report is.
 	return partial
 }
