@@ -118,7 +118,7 @@ func TestRunChecksFlagsFirst(t *testing.T) {
 		opts run.Options
 		want string
 	}{
-		{"--progress", run.Options{Progress: "sometimes"}, "--progress must be auto, always or never"},
+		{"--progress", run.Options{Progress: "sometimes"}, "--progress must be auto, always, never or json"},
 		{"--manifest", run.Options{Manifest: "no/such.yaml"}, "--manifest no/such.yaml: no such file"},
 		{"--inspect-evals", run.Options{InspectEvals: logs}, "is a file; name a folder"},
 	} {
