@@ -14,25 +14,7 @@ import (
 // e.g. bench/corpus/base/agent-a.eval after `make bench`) and reports MB/s of
 // sample JSON.
 func BenchmarkDecodeSample(b *testing.B) {
-	p := os.Getenv("EMPTIES_BENCH_LOG")
-	if p == "" {
-		b.Skip("set EMPTIES_BENCH_LOG to a log file")
-	}
-	l, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	var raws [][]byte
-	var total int64
-	for _, ref := range l.Samples {
-		raw, err := ref.Bytes()
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws = append(raws, raw)
-		total += int64(len(raw))
-	}
+	raws, total := benchLogSamples(b)
 	b.SetBytes(total)
 	b.ResetTimer()
 	cpu := testutil.CPUSeconds()
@@ -221,6 +203,12 @@ func BenchmarkDecodeStream(b *testing.B) {
 // of a value the walk skips, over each whole sample) over the samples of
 // EMPTIES_BENCH_LOG, in MB/s of sample JSON.
 func BenchmarkScanSample(b *testing.B) {
+	raws, total := benchLogSamples(b)
+	benchScan(b, raws, total)
+}
+
+// benchLogSamples reads the raw samples of EMPTIES_BENCH_LOG.
+func benchLogSamples(b *testing.B) (raws [][]byte, total int64) {
 	p := os.Getenv("EMPTIES_BENCH_LOG")
 	if p == "" {
 		b.Skip("set EMPTIES_BENCH_LOG to a log file")
@@ -230,8 +218,6 @@ func BenchmarkScanSample(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	var raws [][]byte
-	var total int64
 	for _, ref := range l.Samples {
 		raw, err := ref.Bytes()
 		if err != nil {
@@ -240,7 +226,7 @@ func BenchmarkScanSample(b *testing.B) {
 		raws = append(raws, raw)
 		total += int64(len(raw))
 	}
-	benchScan(b, raws, total)
+	return raws, total
 }
 
 // BenchmarkScanCorpus is BenchmarkScanSample over the fixtures and both
