@@ -114,7 +114,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 	logDir := filepath.Join(dir, "plans", "wide")
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	t.Setenv("EMPTIES_TEST_CALLS", callsFile)
-	opts := rerun.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1}
+	opts := rerun.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}
 	run := func(o rerun.Options) (string, error) {
 		var out bytes.Buffer
 		err := rerun.Run(context.Background(), o, &out)
@@ -175,7 +175,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 			t.Errorf("sample %s finished before the kill and was run again", id)
 		}
 	}
-	if !strings.Contains(out, "5 of 12 already in its logs") || !strings.Contains(out, "12 of 12 records in the log (success)") {
+	if !strings.Contains(out, "12 planned, 5 in its logs, 7 to run") || !strings.Contains(out, ": 5 in its logs + 7 run now + 0 left = 12 planned (success)") {
 		t.Errorf("resumed run's progress:\n%s", out)
 	}
 	final := filepath.Join(dir, "final")
@@ -243,7 +243,7 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 	t.Setenv("EMPTIES_TEST_JUDGED", judged)
 	t.Setenv("EMPTIES_TEST_CALLS", filepath.Join(dir, "calls.jsonl"))
 	var out bytes.Buffer
-	if err := rerun.Run(context.Background(), rerun.Options{Plan: planOut + ".json", Manifest: manifest(t), Harness: harness(t)}, &out); err != nil {
+	if err := rerun.Run(context.Background(), rerun.Options{Plan: planOut + ".json", Manifest: manifest(t), Harness: harness(t), AllowUnpriced: true}, &out); err != nil {
 		t.Fatalf("rerun partb: %v\n%s", err, out.String())
 	}
 	if c := calls(t, filepath.Join(dir, "calls.jsonl")); len(c) != 0 {
@@ -325,4 +325,75 @@ func TestFlagsAreCheckedBeforeWork(t *testing.T) {
 			t.Errorf("%s: work began:\n%s", c.name, out.String())
 		}
 	}
+}
+
+// Names are data, never paths, and money is counted conservatively: a plan
+// or a manifest that would write outside the log folder or walk past the
+// budget is refused before any work, naming the group and the field, with
+// exit code 2 (a usage error); the user's files are untouched and no log
+// folder is made.
+func TestNamesAndMoneyAreCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	victim := testutil.NewUserTree(t, filepath.Join(dir, "victim"))
+	group := func(eval, route, cost string) string {
+		return `{"eval": "` + eval + `", "route": "` + route + `", "task": "inspect_evals/xstest", "model": "openai/gpt-5-mini", "epochs": 1,` +
+			` "metadata": {"empties_arm": "wide"}, "cost": ` + cost + `, "samples": [{"id": "1", "id_type": "int", "epoch": 1}]}`
+	}
+	write := func(name, kind string, groups ...string) string {
+		p := filepath.Join(dir, "plans", name+".json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(`{"kind": "`+kind+`", "groups": [`+strings.Join(groups, ", ")+`]}`), 0o644)
+		return p
+	}
+	free := `{"estimate_usd": 0.01, "upper_bound_usd": 0.02}`
+	// a copy of the study's manifest with a budget that is not a number
+	nan := filepath.Join(dir, "nan", "study.yaml")
+	os.CopyFS(filepath.Dir(nan), os.DirFS(testutil.Path(t, "data")))
+	b, _ := os.ReadFile(nan)
+	os.WriteFile(nan, []byte(strings.Replace(string(b), "ceiling_usd: 200", "ceiling_usd: .nan", 1)), 0o644)
+	// a log folder of rerun's in which a group's folder is a symlink to the user's
+	planted := write("planted", "wide", group("xstest_safe", "gpt-5-mini/openai-responses", free))
+	os.MkdirAll(filepath.Join(dir, "plans", "planted"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plans", "planted", ".empties-logs"), []byte(`{"format": "empties log folder", "command": "rerun", "writer": "x"}`), 0o644)
+	os.Symlink(victim.Dir, filepath.Join(dir, "plans", "planted", "xstest_safe"))
+	cases := []struct {
+		name string
+		opts rerun.Options
+		want []string
+	}{
+		{"an eval that leaves the log folder", rerun.Options{Plan: write("escape", "wide", group("../../victim", "a/b", free))},
+			[]string{"group 1 (../../victim a/b)", `eval "../../victim" is not a name`}},
+		{"a route that climbs to the root, in a dry run", rerun.Options{Plan: write("root", "wide", group("x", "../../../..", free)), DryRun: true},
+			[]string{"group 1 (x ../../../..)", `route "../../../..": part ".." is not a name`}},
+		{"an absolute eval", rerun.Options{Plan: write("abs", "control", group("/etc", "a/b", free))}, []string{`eval "/etc" is not a name`}},
+		{"a group folder symlinked outside", rerun.Options{Plan: planted}, []string{"group 1 (wide xstest_safe × gpt-5-mini/openai-responses)", "outside the log folder"}},
+		{"a negative upper bound", rerun.Options{Plan: write("negative", "wide", group("x", "a/b", `{"estimate_usd": 0, "upper_bound_usd": -1000}`))},
+			[]string{"group 1 (x a/b): cost.upper_bound_usd is -1000"}},
+		{"a ceiling that is not a number", rerun.Options{Plan: write("ok", "wide", group("x", "a/b", free)), Manifest: nan, DryRun: true},
+			[]string{"budget: ceiling_usd is NaN"}},
+	}
+	before := testutil.Snapshot(t, dir)
+	for _, c := range cases {
+		if c.opts.Manifest == "" {
+			c.opts.Manifest = manifest(t)
+		}
+		c.opts.Python = "/bin/sh"
+		var out bytes.Buffer
+		err := rerun.Run(context.Background(), c.opts, &out)
+		var usage *cliutil.UsageError
+		if !errors.As(err, &usage) {
+			t.Errorf("%s: %v, want a usage error (exit 2)\n%s", c.name, err, out.String())
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want it to say %q", c.name, err, w)
+			}
+		}
+		if out.Len() > 0 {
+			t.Errorf("%s: work began:\n%s", c.name, out.String())
+		}
+	}
+	victim.Check(t, "plans naming the user's folder")
+	testutil.SameTree(t, "refused plans", before, testutil.Snapshot(t, dir))
 }
