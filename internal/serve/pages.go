@@ -16,6 +16,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/duck"
+	"empties/internal/errtext"
 	"empties/internal/sqlfmt"
 )
 
@@ -412,6 +413,7 @@ type sqlView struct {
 	Rows     [][]string
 	Error    string
 	Refused  bool
+	Held     bool // a link of another site's page: shown, not run
 	Page     int
 	Prev     string
 	Next     string
@@ -447,10 +449,12 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 		v.Tables = append(v.Tables, t)
 	}
 	slices.Sort(v.Tables)
-	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 {
-		v.Page = n
-	}
-	if strings.TrimSpace(q) != "" {
+	v.Page = pageNumber(r.URL.Query().Get("page"))
+	switch {
+	case strings.TrimSpace(q) == "":
+	case heldQuery(r):
+		v.Held = true
+	default:
 		s.runSQL(r, g, v)
 	}
 	p := s.pageData(r, g, "sql", "SQL")
@@ -464,8 +468,14 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 // or, where DuckDB cannot take it as a subquery (an EXPLAIN), as it is,
 // reading only as far as the page.
 func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
-	ctx := r.Context()
-	conn, err := g.db.Conn(ctx)
+	rd, err := g.sqlReader(r.Context(), s.opts.SQLLimits)
+	if err != nil {
+		v.Error = err.Error()
+		return
+	}
+	ctx, cancel := rd.Limits.Context(r.Context())
+	defer cancel()
+	conn, err := rd.Conn(ctx)
 	if err != nil {
 		v.Error = err.Error()
 		return
@@ -496,7 +506,7 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		return true
 	})
 	if err != nil {
-		v.Error, v.Refused = err.Error(), isRefused(err)
+		v.Error, v.Refused = rd.Limits.Explain(ctx, err).Error(), isRefused(err)
 		return
 	}
 	v.Cols = cols
@@ -518,8 +528,14 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 	if s.sqlOff(w, r, g) {
 		return
 	}
-	ctx := r.Context()
-	conn, err := g.db.Conn(ctx)
+	rd, err := g.sqlReader(r.Context(), s.opts.SQLLimits)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	ctx, cancel := rd.Limits.Context(r.Context())
+	defer cancel()
+	conn, err := rd.Conn(ctx)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -527,12 +543,23 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 	defer conn.Close()
 	q := strings.TrimRight(strings.TrimSpace(r.URL.Query().Get("q")), "; \t\n")
 	started, err := writeCSV(ctx, conn, q, w)
-	if err != nil && !started {
+	err = rd.Limits.Explain(ctx, err)
+	switch {
+	case err != nil && !started:
 		code := http.StatusBadRequest
 		if isRefused(err) {
 			code = http.StatusForbidden
 		}
+		var le *duck.LimitError
+		if errors.As(err, &le) {
+			code = http.StatusServiceUnavailable
+		}
 		http.Error(w, err.Error(), code)
+	case err != nil:
+		// Part of the result is sent: the download must fail, not end as
+		// if whole. Aborting the response cuts the connection before the
+		// chunked body's end, which a browser or curl reports.
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -546,6 +573,9 @@ func parseTemplates() (*template.Template, error) {
 		"add":        func(a, b int) int { return a + b },
 		"int64":      func(n int) int64 { return int64(n) },
 		"clip":       clip,
+		"errtext":    errtext.Layout,
+		"firstline":  errtext.FirstLine,
+		"middle":     middle,
 		"pct": func(a, b int64) string {
 			return strconv.FormatFloat(100*float64(a)/float64(max(b, 1)), 'f', 1, 64) + "%"
 		},
@@ -598,6 +628,18 @@ func classColor(class string) string {
 		return c
 	}
 	return "#777777"
+}
+
+// middle cuts s to n characters in the middle, keeping its start and its
+// end, which is where names that share a prefix differ (two logs of one
+// eval set, two bedrock models): the full text is the element's title.
+func middle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return s
+	}
+	head := (n - 1) / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // clip cuts s to n characters, marking the cut.

@@ -26,7 +26,7 @@ import (
 // progress is shown. Run sets Config.Progress and Config.Log itself.
 type Options struct {
 	ingest.Config
-	ProgressMode string // --progress: auto (on a terminal), always, never
+	ProgressMode string // --progress: auto (on a terminal), always, never, json (a JSON object a line, for programs)
 }
 
 // Command returns the `ingest` subcommand.
@@ -45,7 +45,9 @@ DIR/empties.duckdb holding one view per table. Every log era is read: zstd,
 deflate or stored members, ZIP64, duplicate members (the last wins), running
 or killed logs (no header.json), log versions 1-3, event pools and
 attachments. Files that are not regular (FIFOs, sockets, devices) and .json
-files that are not logs are skipped, each named in the summary.
+files in a folder that are not logs are skipped, each named in the summary; a
+.json file named on the command line that is not a log stops the run before
+anything is written (exit 2).
 
 A folder is read as inspect_ai lays it out: per eval.task_id the newest
 attempt counts (an eval set's retry, a -recovered copy of a crashed log), and
@@ -125,7 +127,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never, or json (one JSON object a line on stderr: {\"progress\":\"ingest\",\"files\":3,\"total\":29,\"samples\":120,\"bytes\":52000}, for a program drawing its own bar)"},
 			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
 			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
 			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
@@ -151,9 +153,9 @@ func (opts Options) Validate() error {
 		return cliutil.Usagef("ingest: --out DIR is required")
 	}
 	switch opts.ProgressMode {
-	case "", "auto", "always", "never":
+	case "", "auto", "always", "never", "json":
 	default:
-		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.ProgressMode)
+		return cliutil.Usagef("ingest: --progress must be auto, always, never or json, not %q", opts.ProgressMode)
 	}
 	if opts.MaxMemberBytes < 0 {
 		return cliutil.Usagef("ingest: --max-member-mb must be positive, not %d", opts.MaxMemberBytes>>20)
