@@ -74,7 +74,7 @@ type Runner struct {
 // progress line; its own output (inspect_ai's console, a traceback) is
 // returned, its last 64 KiB.
 //
-// The runner's life is tied to empties' (python/src/empties/rerun.py,
+// The runner's life is tied to empties' (python/src/empties/study/rerun.py,
 // "Stopping"): it inherits the log folder's lock, so the folder stays taken
 // while it lives; a cancelled ctx (a first Ctrl-C) asks it to stop with
 // SIGTERM (no new group; the running one cancelled cleanly, its log

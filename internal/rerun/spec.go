@@ -20,10 +20,10 @@ import (
 	"empties/internal/vocab"
 )
 
-// SpecFormat is the spec format python/src/empties/rerun.py reads.
+// SpecFormat is the spec format python/src/empties/study/rerun.py reads.
 const SpecFormat = 1
 
-// Spec is what the Python runner runs (python/src/empties/rerun.py).
+// Spec is what the Python runner runs (python/src/empties/study/rerun.py).
 type Spec struct {
 	Format    int     `json:"format"`
 	Harness   string  `json:"harness"`
