@@ -54,6 +54,57 @@ func ingestRescore(t *testing.T, out string, logs ...string) {
 	}
 }
 
+// xstest is the demo's XSTest (safe) log of its simulated gpt-5-mini,
+// ingested and placed in the study (Data), with its sample ids in order.
+type xstest struct {
+	Src, Data string
+	IDs       []string
+	task      string
+	args      map[string]any
+	model     string
+}
+
+func xstestWide(t *testing.T, dir string) xstest {
+	t.Helper()
+	x := xstest{Src: testutil.Path(t, "data", "demo", "logs", "default", "xstest_safe", "gpt-5-mini-openai-responses.eval"), Data: filepath.Join(dir, "data")}
+	ingestRescore(t, x.Data, x.Src)
+	row := testutil.Query(t, x.Data, `SELECT task, task_args, model FROM logs`)[0]
+	x.task, x.model = row[0], row[2]
+	if err := json.Unmarshal([]byte(row[1]), &x.args); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range testutil.Query(t, x.Data, `SELECT sample_id FROM replies ORDER BY sample_id`) {
+		x.IDs = append(x.IDs, r[0])
+	}
+	return x
+}
+
+// group is a wide-arm group of the log's samples ids.
+func (x xstest) group(ids []string, settings map[string]any, cost plan.GroupCost) plan.Group {
+	g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: x.task, TaskArgs: x.args, Model: x.model, Settings: settings, Epochs: 1,
+		Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
+		Cost:     &cost}
+	for _, id := range ids {
+		g.Samples = append(g.Samples, plan.Sample{ID: id, IDType: "str", Epoch: 1, OriginalLog: x.Src})
+	}
+	return g
+}
+
+// write writes the wide plan of groups beside the log's dataset, at
+// plans/wide.json, and returns it and its log folder.
+func (x xstest) write(t *testing.T, groups ...plan.Group) (planPath, logDir string) {
+	t.Helper()
+	dir := filepath.Dir(x.Data)
+	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: x.Data, Groups: groups}
+	planPath = filepath.Join(dir, "plans", "wide.json")
+	os.MkdirAll(filepath.Dir(planPath), 0o755)
+	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(planPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return planPath, filepath.Join(dir, "plans", "wide")
+}
+
 // calls reads the model-under-test calls the test harness recorded.
 func calls(t *testing.T, path string) []string {
 	t.Helper()
@@ -90,28 +141,10 @@ func calls(t *testing.T, path string) []string {
 func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 	t.Setenv("EMPTIES_PYTHON", python(t))
 	dir := t.TempDir()
-	src := testutil.Path(t, "data", "demo", "logs", "default", "xstest_safe", "gpt-5-mini-openai-responses.eval")
-	data := filepath.Join(dir, "data")
-	ingestRescore(t, data, src)
-	row := testutil.Query(t, data, `SELECT task, task_args, model FROM logs`)[0]
-	ids := testutil.Query(t, data, `SELECT sample_id FROM replies ORDER BY sample_id`)
-	var args map[string]any
-	if err := json.Unmarshal([]byte(row[1]), &args); err != nil {
-		t.Fatal(err)
-	}
-	g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: row[0], TaskArgs: args, Model: row[2],
-		Settings: map[string]any{"max_tokens": 16000, "max_connections": 1, "reasoning_effort": "medium"}, Epochs: 1,
-		Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
-		Cost:     &plan.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}}
-	for _, id := range ids {
-		g.Samples = append(g.Samples, plan.Sample{ID: id[0], IDType: "str", Epoch: 1, OriginalLog: src})
-	}
-	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: data, Groups: []plan.Group{g}}
-	planPath := filepath.Join(dir, "plans", "wide.json")
-	os.MkdirAll(filepath.Dir(planPath), 0o755)
-	b, _ := json.MarshalIndent(p, "", "  ")
-	os.WriteFile(planPath, b, 0o644)
-	logDir := filepath.Join(dir, "plans", "wide")
+	x := xstestWide(t, dir)
+	ids := x.IDs
+	planPath, logDir := x.write(t, x.group(ids, map[string]any{"max_tokens": 16000, "max_connections": 1, "reasoning_effort": "medium"},
+		plan.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	t.Setenv("EMPTIES_TEST_CALLS", callsFile)
 	opts := rerun.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,39 +49,16 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 		t.Skip("builds the binary and runs inspect_ai")
 	}
 	py := python(t)
-	bin := buildEmpties(t)
+	bin := testutil.Binary(t)
 	dir := t.TempDir()
-	src := testutil.Path(t, "data", "demo", "logs", "default", "xstest_safe", "gpt-5-mini-openai-responses.eval")
-	data := filepath.Join(dir, "data")
-	ingestRescore(t, data, src)
-	row := testutil.Query(t, data, `SELECT task, task_args, model FROM logs`)[0]
-	var args map[string]any
-	if err := json.Unmarshal([]byte(row[1]), &args); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, r := range testutil.Query(t, data, `SELECT sample_id FROM replies ORDER BY sample_id`) {
-		ids = append(ids, r[0])
-	}
+	x := xstestWide(t, dir)
+	ids := x.IDs
 	if len(ids) != 12 {
-		t.Fatalf("%d samples in %s, want 12", len(ids), src)
+		t.Fatalf("%d samples in %s, want 12", len(ids), x.Src)
 	}
-	group := func(ids []string) plan.Group {
-		g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: row[0], TaskArgs: args, Model: row[2],
-			Settings: map[string]any{"max_tokens": 16000, "max_connections": 1, "max_samples": 1}, Epochs: 1,
-			Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
-			Cost:     &plan.GroupCost{EstimateUSD: 0.01, UpperBoundUSD: 0.02}}
-		for _, id := range ids {
-			g.Samples = append(g.Samples, plan.Sample{ID: id, IDType: "str", Epoch: 1, OriginalLog: src})
-		}
-		return g
-	}
-	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: data, Groups: []plan.Group{group(ids[:6]), group(ids[6:])}}
-	planPath := filepath.Join(dir, "plans", "wide.json")
-	os.MkdirAll(filepath.Dir(planPath), 0o755)
-	b, _ := json.MarshalIndent(p, "", "  ")
-	os.WriteFile(planPath, b, 0o644)
-	logDir := filepath.Join(dir, "plans", "wide")
+	one := map[string]any{"max_tokens": 16000, "max_connections": 1, "max_samples": 1} // one sample at a time
+	cost := plan.GroupCost{EstimateUSD: 0.01, UpperBoundUSD: 0.02}
+	planPath, logDir := x.write(t, x.group(ids[:6], one, cost), x.group(ids[6:], one, cost))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	inGroup2 := map[string]bool{}
 	for _, id := range ids[6:] {
@@ -338,30 +314,8 @@ func ended(pid int) bool {
 	return len(f) > 0 && (f[0] == "Z" || f[0] == "X") && len(threads) <= 1
 }
 
-// buildEmpties builds the empties binary once per test run.
-func buildEmpties(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "empties-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "empties")
-		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/empties")
-		cmd.Dir = testutil.RepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
-
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testutil.RemoveBinary()
+	os.Exit(code)
 }
