@@ -238,7 +238,7 @@ func (p *Progress) Event(e Event) {
 	switch e.Event {
 	case "stopping":
 		p.Stopped, p.Why = true, e.Why
-		fmt.Fprintf(p.W, "stopping (%s): no new group starts; the running group's samples in flight are cancelled and its log is written with what finished (interrupt again to stop at once)\n", e.Why)
+		fmt.Fprintf(p.W, "stopping: no new group starts; the running group's samples in flight are cancelled and its log is written with what finished (interrupt again to stop at once)\n")
 		return
 	case "stopped":
 		p.Stopped = true
