@@ -116,6 +116,7 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
+	$(VPY) scripts/fixtures/turns_fixtures.py testdata/turns
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
