@@ -19,7 +19,7 @@ import (
 func TestDeclaredKeysAreUnique(t *testing.T) {
 	reply := func(sample string, epoch int64) schema.Reply {
 		return schema.Reply{LogID: "l1", Task: "t", Model: "m", SampleID: sample, SampleIDType: "str", Epoch: epoch,
-			Member: "samples/" + sample, ReplySource: "none", MaxTokensSource: "unset", Class: "silent"}
+			Member: "samples/" + sample, ReplySource: "none", MaxTokensSource: "unset", Class: "silent", FinalClass: "silent"}
 	}
 	call := func(i int64) schema.ModelCall {
 		return schema.ModelCall{LogID: "l1", SampleID: "a", Epoch: 1, CallIndex: i, Model: "m",
