@@ -134,6 +134,11 @@ type callView struct {
 	Found    bool // the log holds the event
 	Judge    bool
 	JudgeCls string
+	// A generation of the model under test: its own class
+	// (model_calls.class), and whether it is the final reply.
+	Class, ClassRule string
+	TurnNonAnswer    bool
+	IsFinal          bool
 }
 
 // messageView is one chat message, every string resolved.
@@ -199,10 +204,13 @@ func (s *Server) loadSample(ctx context.Context, g *generation, k sampleKey) (*s
 		if err != nil {
 			return nil, err
 		}
+		final := p.Reply.Has("final_call_index")
 		for _, c := range calls {
 			p.Calls = append(p.Calls, callView{Row: c, Index: c.Int("call_index"), Kind: c.Str("kind"), Status: c.Str("call_status"),
 				IsReply: c.Bool("is_reply"), Model: c.Str("model"), Role: c.Str("role"), Scorer: c.Str("scorer"), Error: c.Str("call_error"),
-				Judge: c.Str("kind") == "judge", JudgeCls: c.Str("judge_class")})
+				Judge: c.Str("kind") == "judge", JudgeCls: c.Str("judge_class"),
+				Class: c.Str("class"), ClassRule: c.Str("class_rule"), TurnNonAnswer: c.Bool("non_answer"),
+				IsFinal: final && c.Int("call_index") == p.Reply.Int("final_call_index")})
 		}
 	}
 	markSkipped(p.Calls)
