@@ -114,6 +114,7 @@ notebook: demo
 fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
 	$(VPY) scripts/fixtures/classify_fixtures.py testdata/classify
+	go test ./internal/pypkg -run TestShippedFixtures -update
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/turns_fixtures.py testdata/turns

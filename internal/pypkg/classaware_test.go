@@ -78,16 +78,21 @@ func TestClassAwareReproducesP3(t *testing.T) {
 	// what the wrapped scorer logged, under the profile's score key
 	got := map[string]cell{}
 	for _, r := range testutil.Query(t, p3, `SELECT a.eval, s.sample_id, s.epoch::VARCHAR, s.value_json, coalesce(s.reason, ''),
-	    coalesce(json_extract_string(s.metadata, '$.reply_class'), ''), rp.class
+	    coalesce(json_extract_string(s.metadata, '$.reply_class'), ''), rp.class,
+	    coalesce(json_extract_string(s.metadata, '$.rerouted'), ''), coalesce(json_extract_string(s.metadata, '$.reply_rule'), '')
 	  FROM scores s JOIN log_assignments a USING (log_id)
 	  JOIN replies rp USING (log_id, sample_id, epoch)
 	  WHERE s.scorer = (SELECT score_key FROM (VALUES `+profileKeys(t)+`) v(eval, score_key) WHERE v.eval = a.eval)`) {
 		k := strings.Join(r[:3], " ")
-		if r[5] != "" && r[5] != r[6] {
-			t.Errorf("%s: class_aware logged class %s, ingest reads the reply as %s", k, r[5], r[6])
+		// every score, re-routed or not, names the reply's class and the reply rule
+		if r[5] != r[6] {
+			t.Errorf("%s: class_aware logged class %q, ingest reads the reply as %s", k, r[5], r[6])
+		}
+		if r[7] != "true" && r[7] != "false" || r[8] != "first" && r[8] != "final" {
+			t.Errorf("%s: class_aware logged rerouted %q, reply_rule %q", k, r[7], r[8])
 		}
 		reason := r[4]
-		if r[5] == "" { // passed through: the eval's own score
+		if r[7] == "false" { // passed through: the eval's own score
 			reason = "logged"
 		}
 		got[k] = cell{r[3], reason, r[6]}
@@ -99,8 +104,8 @@ func TestClassAwareReproducesP3(t *testing.T) {
 		switch {
 		case g == cell{}:
 			t.Errorf("%s: no score in the class_aware run", k)
-		case !sameValue(w.value, g.value) || w.reason != g.reason:
-			t.Errorf("%s (%s): rescore P3 %s (%s), class_aware logged %s (%s)", k, w.class, w.value, w.reason, g.value, g.reason)
+		case !sameValue(w.value, g.value) || logged(w.reason) != g.reason:
+			t.Errorf("%s (%s): rescore P3 %s (%s, logged as %s), class_aware logged %s (%s)", k, w.class, w.value, w.reason, logged(w.reason), g.value, g.reason)
 		case w.class != g.class:
 			t.Errorf("%s: class %s as shipped, %s under class_aware: the replies differ", k, w.class, g.class)
 		}
@@ -182,6 +187,14 @@ func TestClassAwareReproducesP3(t *testing.T) {
 		t.Error("the run as shipped judged no re-routed reply: the test does not show class_aware keeping judges away")
 	}
 	t.Logf("%d samples × epochs compared (%d re-routed), reasons %v; %d judge calls on non-answers saved", len(keys), rerouted, reasons, saved)
+}
+
+// logged is the Score.reason class_aware logs for a P3 row of this reason.
+func logged(reason string) string {
+	if r, ok := internalstudy.ScoreReasons[reason]; ok {
+		return r
+	}
+	return reason
 }
 
 // profileKeys is a VALUES list of (eval, score key) from the profiles.

@@ -21,8 +21,13 @@ import (
 	"empties/internal/vocab"
 )
 
-// DataDir is where the package keeps its data, relative to the repository.
-const DataDir = "python/src/empties/_data"
+// DataDir is where the package keeps the classifier's vocabulary, and
+// StudyDataDir where its study submodule (empties.study) keeps the eval
+// profiles, relative to the repository.
+const (
+	DataDir      = "python/src/empties/_data"
+	StudyDataDir = "python/src/empties/study/_data"
+)
 
 // Vocabulary returns the "vocabulary" object of `empties schema --format
 // json` (vocab.Export), indented, as the package ships it (vocabulary.json).
@@ -61,6 +66,11 @@ type profile struct {
 	Policy struct {
 		Touch string `json:"touch"`
 	} `json:"policy"`
+	// Reply is the reply rule (vocab.ReplyRules) the eval's class_aware
+	// settings classify by: first where its judge is in the solver (a call of
+	// the model under test after its reply, so the last generation is the
+	// judge's), final elsewhere.
+	Reply    string `json:"reply"`
 	Headline struct {
 		Metric         string  `json:"metric"`
 		Scale          float64 `json:"scale"`
@@ -96,6 +106,10 @@ func Profiles(root, dir string) ([]byte, error) {
 		e.Values.Refusal, e.Values.Failure, e.Values.NoAnswer = json.RawMessage(p.Values.Refusal), json.RawMessage(p.Values.Failure), json.RawMessage(p.Values.NoAnswer)
 		e.Judge.Where, e.Judge.Guarded = p.Judge.Where, p.Judge.Guarded
 		e.Policy.Touch = p.Policy.Touch
+		e.Reply = vocab.ReplyFinal
+		if p.Judge.Where == vocab.JudgeInSolver {
+			e.Reply = vocab.ReplyFirst
+		}
 		e.Headline.Metric, e.Headline.Scale, e.Headline.HigherIsBetter = p.Headline.Metric, p.Headline.Scale, p.Headline.HigherIsBetter
 		out = append(out, e)
 	}

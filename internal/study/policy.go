@@ -21,6 +21,20 @@ const (
 	ReasonPartBJudge      = "part_b_judge" // a needs_judge reply the eval's judge graded in a Part B replay
 )
 
+// ScoreReasons maps the reasons of P3's re-routed rows to the Score.reason
+// the Python package's class_aware scorer logs for the same reply:
+// inspect_ai's own ScoreReason values (scorer/_metric.py: "refusal" a
+// detected refusal, "no_response" an empty completion), with the reply's
+// class beside them in the score's metadata, which tells the rows of one
+// reason apart. internal/pypkg's TestClassAwareReproducesP3 holds the two
+// equal through this map.
+var ScoreReasons = map[string]string{
+	ReasonProviderRefusal: "refusal",
+	ReasonMaxTokens:       "no_response",
+	ReasonNoResponse:      "no_response",
+	ReasonError:           "no_response",
+}
+
 // replyFacts is what the policies read about one sample × epoch.
 type replyFacts struct {
 	Reply      *schema.Reply

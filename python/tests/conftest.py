@@ -5,15 +5,17 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def repo() -> Path:
-    """The empties repository (the tests read its fixture logs)."""
-    if not (REPO / "testdata" / "classify" / "golden.tsv").exists():
-        raise RuntimeError(f"{REPO}: the tests read the empties repository's testdata/, which is not there")
-    return REPO
+def fixtures() -> Path:
+    """The classifier's fixture logs and golden.tsv, shipped with the tests (a copy of
+    empties' testdata/classify, which the Go test TestShippedFixtures keeps equal)."""
+    d = DATA / "classify"
+    if not (d / "golden.tsv").exists():
+        raise RuntimeError(f"{d}: the tests' fixture logs are not there (is this a whole sdist?)")
+    return d
 
 
 @pytest.fixture(autouse=True)

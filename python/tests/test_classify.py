@@ -20,18 +20,18 @@ from empties import choose_reply, classify, classify_reply, is_non_answer
 from empties.reply import blank
 
 
-def golden(repo: Path) -> list[dict[str, str]]:
-    lines = (repo / "testdata" / "classify" / "golden.tsv").read_text(encoding="utf-8").splitlines()
+def golden(fixtures: Path) -> list[dict[str, str]]:
+    lines = (fixtures / "golden.tsv").read_text(encoding="utf-8").splitlines()
     cols = lines[0].split("\t")
     return [dict(zip(cols, ln.split("\t"))) for ln in lines[1:]]
 
 
-def test_golden_fixtures(repo: Path) -> None:
-    rows = golden(repo)
+def test_golden_fixtures(fixtures: Path) -> None:
+    rows = golden(fixtures)
     assert len(rows) >= 27
     seen = set()
     for row in rows:
-        log = read_eval_log(str(repo / "testdata" / "classify" / row["fixture"]), resolve_attachments=True)
+        log = read_eval_log(str(fixtures / row["fixture"]), resolve_attachments=True)
         assert log.samples is not None
         (sample,) = [s for s in log.samples if str(s.id) == row["sample_id"]]
         c = classify(sample, eval_model=log.eval.model)
@@ -46,10 +46,10 @@ def test_golden_fixtures(repo: Path) -> None:
     }
 
 
-def test_airbench_overwrite_reads_the_first_generation(repo: Path) -> None:
+def test_airbench_overwrite_reads_the_first_generation(fixtures: Path) -> None:
     # The annotating solver overwrites sample.output with the judge's text;
     # the reply is the model's own first generation (whitespace: silent).
-    log = read_eval_log(str(repo / "testdata" / "classify" / "airbench-overwrite.eval"), resolve_attachments=True)
+    log = read_eval_log(str(fixtures / "airbench-overwrite.eval"), resolve_attachments=True)
     assert log.samples
     s = log.samples[0]
     assert s.output.completion.strip() != ""
@@ -189,3 +189,24 @@ def test_blank_is_ingests_text_blank(text: str, is_blank: bool) -> None:
     # Go's strings.TrimSpace: U+001C..U+001F are not spaces there (Python's
     # str.strip would remove them); U+200B is no space in either.
     assert blank(text) is is_blank
+
+
+def test_final_is_the_last_generation_with_its_own_attempts() -> None:
+    events: list[Event] = [
+        SpanBeginEvent(id="s1", name="generate", type="solver"),
+        _event(ModelOutput.from_content("m", ""), error="RateLimitError", prompt="turn 1"),
+        _event(_output("   "), prompt="turn 1"),
+        _event(ModelOutput.from_content("m", ""), pending=True, prompt="turn 2"),
+        _event(ModelOutput.from_content("m", ""), error="Overloaded", prompt="turn 2"),
+        _event(ModelOutput.from_content("m", ""), error="Overloaded", prompt="turn 2"),
+        _event(_output("The answer is 4"), prompt="turn 2"),
+        _event(_output("GRADE: C"), role="grader", prompt="grade"),  # a judge's, never the reply
+    ]
+    first = choose_reply(events, None, eval_model="mockllm/model", rule="first")
+    final = choose_reply(events, None, eval_model="mockllm/model", rule="final")
+    assert (first.rule, first.call_index, classify_reply(first).name) == ("first", 1, "silent")
+    assert (final.rule, final.call_index, classify_reply(final).name) == ("final", 5, "answer")
+    assert (first.failed_attempts, first.placeholders_skipped) == (1, 0)
+    assert (final.failed_attempts, final.placeholders_skipped) == (2, 1)  # its own generation's only
+    with pytest.raises(ValueError, match="reply rule 'last'"):
+        choose_reply(events, None, eval_model="mockllm/model", rule="last")  # type: ignore[arg-type]

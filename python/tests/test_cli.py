@@ -1,22 +1,33 @@
-"""python -m empties classify."""
+"""python -m empties classify: its lines, and how it behaves as a Unix tool."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from empties.cli import list_logs, main, run_classify
 
+SRC = Path(__file__).resolve().parents[1] / "src"
 
-def test_classify_folder_writes_one_line_per_sample(repo: Path, tmp_path: Path) -> None:
+
+def classify(*args: str) -> tuple[int, list[dict[str, object]], str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["classify", *args], out, err)
+    return code, [json.loads(x) for x in out.getvalue().splitlines()], err.getvalue()
+
+
+def test_classify_folder_writes_one_line_per_sample(fixtures: Path, tmp_path: Path) -> None:
     out = tmp_path / "classes.jsonl"
-    assert main(["classify", str(repo / "testdata" / "classify"), "--out", str(out)]) == 0
+    assert main(["classify", str(fixtures), "--out", str(out)], io.StringIO(), io.StringIO()) == 0
     recs = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    golden = (repo / "testdata" / "classify" / "golden.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    golden = (fixtures / "golden.tsv").read_text(encoding="utf-8").splitlines()[1:]
     assert len(recs) == len(golden)
     for r in recs:
         assert set(r) == {"log", "sample_id", "epoch", "class", "rule", "non_answer", "tools_offered", "reply_source"}
@@ -26,16 +37,27 @@ def test_classify_folder_writes_one_line_per_sample(repo: Path, tmp_path: Path) 
     assert by_id["grok-safety-text-stop"]["rule"] == "error_text.form.grok_safety_check@v1"
 
 
-def test_a_bad_file_is_reported_and_the_others_still_classified(repo: Path, tmp_path: Path) -> None:
-    shutil.copy(repo / "testdata" / "classify" / "silent.eval", tmp_path / "silent.eval")
+def test_reply_first_or_final(fixtures: Path) -> None:
+    # airbench-overwrite: the model's reply (whitespace), then the model under
+    # test called again as a judge by the solver: the final generation is the judge's
+    log = str(fixtures / "airbench-overwrite.eval")
+    _, first, _ = classify(log)
+    _, final, _ = classify(log, "--reply", "final")
+    assert (first[0]["class"], final[0]["class"]) == ("silent", "answer")
+    code, same, _ = classify(str(fixtures / "silent.eval"), "--reply", "final")
+    assert code == 0 and same[0]["class"] == "silent"  # one generation: the same reply
+
+
+def test_a_bad_file_is_reported_and_the_others_still_classified(fixtures: Path, tmp_path: Path) -> None:
+    shutil.copy(fixtures / "silent.eval", tmp_path / "silent.eval")
     (tmp_path / "broken.eval").write_bytes(b"PK\x03\x04 not really a zip")
     (tmp_path / "notes.json").write_text('{"hello": 1}', encoding="utf-8")
     (tmp_path / "logs.json").write_text("{}", encoding="utf-8")
     (tmp_path / ".hidden").mkdir()
-    shutil.copy(repo / "testdata" / "classify" / "silent.eval", tmp_path / ".hidden" / "x.eval")
-    files, skipped = list_logs([str(tmp_path)])
+    shutil.copy(fixtures / "silent.eval", tmp_path / ".hidden" / "x.eval")
+    files, skipped, missing = list_logs([str(tmp_path)])
     assert [Path(f).name for f in files] == ["broken.eval", "silent.eval"]
-    assert [Path(p).name for p, _ in skipped] == ["notes.json"]
+    assert [Path(p).name for p, _ in skipped] == ["notes.json"] and missing == []
     out, err = io.StringIO(), io.StringIO()
     assert run_classify([str(tmp_path)], out, err, progress=False) == 1
     assert [json.loads(x)["class"] for x in out.getvalue().splitlines()] == ["silent"]
@@ -43,15 +65,66 @@ def test_a_bad_file_is_reported_and_the_others_still_classified(repo: Path, tmp_
     assert "notes.json: a .json file that is not an Inspect log" in err.getvalue()
 
 
-def test_out_never_overwrites(repo: Path, tmp_path: Path) -> None:
+def test_a_missing_path_is_reported_and_the_rest_still_read(fixtures: Path, tmp_path: Path) -> None:
+    code, recs, err = classify(str(tmp_path / "nope"), str(fixtures / "silent.eval"), str(tmp_path / "gone.eval"))
+    assert code == 1
+    assert [r["class"] for r in recs] == ["silent"]
+    lines = err.splitlines()
+    assert f"empties classify: {tmp_path / 'nope'}: no such file or folder" in lines
+    assert f"empties classify: {tmp_path / 'gone.eval'}: no such file or folder" in lines
+    assert lines[-1] == "classified 1 samples in 1 of 1 logs; 2 paths not found"
+
+
+def test_named_files_that_are_not_logs_are_skipped_with_one_line_each(fixtures: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    (tmp_path / "config.json").write_text('{"model": "x"}', encoding="utf-8")
+    code, recs, err = classify(str(tmp_path / "notes.txt"), str(tmp_path / "config.json"), str(fixtures / "silent.eval"))
+    assert code == 0 and [r["class"] for r in recs] == ["silent"]
+    assert err.splitlines() == [
+        f"skipped {tmp_path / 'config.json'}: a .json file that is not an Inspect log (it does not open like one)",
+        f"skipped {tmp_path / 'notes.txt'}: not an Inspect log (a log is a .eval or a .json file)",
+        "classified 1 samples in 1 of 1 logs",
+    ]
+    assert "recorder" not in err
+
+
+def test_out_never_overwrites(fixtures: Path, tmp_path: Path) -> None:
     out = tmp_path / "mine.jsonl"
     out.write_text("a user's file\n", encoding="utf-8")
-    with pytest.raises(SystemExit, match="exists; empties never overwrites"):
-        main(["classify", str(repo / "testdata" / "classify" / "silent.eval"), "--out", str(out)])
+    code, _, err = classify(str(fixtures / "silent.eval"), "--out", str(out))
+    assert code == 2 and err == f"empties classify: --out {out}: the file exists; empties never overwrites a file: choose another --out\n"
     assert out.read_text(encoding="utf-8") == "a user's file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.jsonl"]  # no temporary file left
 
 
-def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="no such file or folder"):
-        main(["classify", str(tmp_path / "nope")])
+def test_a_missing_out_folder_is_a_one_line_usage_error(fixtures: Path, tmp_path: Path) -> None:
+    out = tmp_path / "no" / "such" / "classes.jsonl"
+    code, recs, err = classify(str(fixtures / "silent.eval"), "--out", str(out))
+    assert code == 2 and recs == []
+    assert err == f"empties classify: --out {out}: no folder {out.parent}: make it first, or choose another --out\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_closed_pipe_ends_quietly_with_0(fixtures: Path) -> None:
+    # the reader is gone before the first line is written (`| head -1` that
+    # has its line): every write fails with EPIPE
+    r, w = os.pipe()
+    os.close(r)
+    env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-m", "empties", "classify", str(fixtures)], stdout=w, stderr=subprocess.PIPE,
+                       env=env, text=True, check=False)
+    os.close(w)
+    assert (p.returncode, p.stderr) == (0, "")
+
+
+def test_help_is_plain_text_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["classify", "--help"])
+    help = capsys.readouterr().out
+    assert done.value.code == 0
+    assert "``" not in help and ":func:" not in help
+    assert "examples:\n  python -m empties classify logs/" in help
+    assert "--reply {first,final}" in help
+    with pytest.raises(SystemExit) as done:
+        main(["classify", "--reply", "last", "x"])
+    assert done.value.code == 2 and "invalid choice: 'last'" in capsys.readouterr().err

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from empties import EVALS, settings_for_task
-from empties.evals import eval_settings
+from empties.study import EVALS, settings_for_task
+from empties.study.evals import eval_settings
 
 STUDY = {
     "xstest_safe", "xstest_unsafe", "coconot_original", "strong_reject", "fortress_adversarial",
@@ -18,7 +18,10 @@ def test_the_study_evals_are_there() -> None:
 
 def test_values_in_the_evals_own_shapes() -> None:
     assert EVALS["xstest_safe"].class_aware_args() == {
-        "refusal_value": "I", "no_answer_value": "I", "failure_value": "I", "touch": "non_answer"}
+        "refusal_value": "I", "no_answer_value": "I", "failure_value": "I", "touch": "non_answer", "reply": "final"}
+    # AIR-Bench's judge is the model under test, called by its solver after the
+    # reply: the last generation is the judge's, so its reply is the first
+    assert {n for n, s in EVALS.items() if s.reply == "first"} == {"air_bench"}
     assert EVALS["fortress_benign"].refusal_value == "C"
     assert EVALS["strong_reject"].refusal == {"refusal": 1, "convincingness": 1, "specificity": 1}
     gpqa = EVALS["gpqa_diamond"]

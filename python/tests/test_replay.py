@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from inspect_ai import Task, eval
-from inspect_ai._util.constants import NO_CONTENT
 from inspect_ai.dataset import Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import list_eval_logs, read_eval_log
@@ -15,7 +14,9 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, Model, ModelOutp
 from inspect_ai.scorer import accuracy, model_graded_qa
 
 from empties import classify
-from empties.replay import REPLAY_KEY, REPLAYED_KEY, replay
+from empties.study.replay import REPLAY_KEY, REPLAYED_KEY, replay
+
+NO_CONTENT = "(no content)"  # inspect_ai's placeholder for an empty message (_util/constants.py NO_CONTENT)
 
 # The Part C forms of data/study.yaml whose text a placeholder could replace.
 TEXTS = {"empty": "", "whitespace": " \n", "no_content": NO_CONTENT, "blocked": "BLOCKED: BlockedReason.SAFETY"}
@@ -105,7 +106,7 @@ def test_sample_without_text_is_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", ["", " \n"])
 def test_replay_output(text: str) -> None:
-    from empties.replay import replay_output
+    from empties.study.replay import replay_output
 
     out = replay_output(text, "none/none")
     assert out.completion == text and out.stop_reason == "stop" and out.message.text == text

@@ -14,8 +14,8 @@ from inspect_ai.model import Model
 from inspect_ai.scorer import model_graded_qa
 from inspect_ai.solver import generate
 
-import empties.rerun as rr
-from empties.rerun import is_model_config, run_spec
+import empties.study.rerun as rr
+from empties.study.rerun import is_model_config, run_spec
 
 
 @task

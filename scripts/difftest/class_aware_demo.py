@@ -19,7 +19,7 @@ and the same scripted judges:
 
   OUT/p0/<eval>.eval   the task as inspect_evals ships it (policy P0)
   OUT/p3/<eval>.eval   the same task with every scorer wrapped in
-                       empties.EVALS[<eval>].wrap (class_aware, policy P3)
+                       empties.study.EVALS[<eval>].wrap (class_aware, policy P3)
 
 The Go test ingests and rescores OUT/p0 and checks, sample for sample, that
 rescore's P3 value is what the wrapped scorer logged in OUT/p3, that the P3
@@ -50,7 +50,7 @@ import make_demo as md  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import get_model  # noqa: E402
 
-import empties  # noqa: E402
+from empties.study import EVALS  # noqa: E402
 
 ROUTE = "gpt-5-mini/openai-responses"
 # The reply each sample gets, in turn (sample i, epoch e: KINDS[(i + e - 1) % 12]);
@@ -123,7 +123,7 @@ def run(name: str, wrapped: bool, dest: Path, data: Path, work: Path) -> None:
     with ExitStack() as stack:
         task, kwargs = ev.build(stack, judges, data)
         if wrapped:
-            settings = empties.EVALS[name]
+            settings = EVALS[name]
             task.scorer = [settings.wrap(s) for s in (task.scorer or [])]
         mut = md.ModelUnderTest(ev, ROUTE, "default")
         log_dir = work / f"{'p3' if wrapped else 'p0'}-{name}"

@@ -17,7 +17,7 @@ from typing import Literal, cast, get_args
 from inspect_ai.log import EvalSample
 from inspect_ai.solver import TaskState
 
-from .reply import Reply, choose_reply
+from .reply import Reply, ReplyRule, choose_reply
 from .vocabulary import vocabulary
 
 __all__ = [
@@ -42,7 +42,7 @@ ClassName = Literal[
     "truncated_text",
     "answer",
 ]
-"""The reply classes in the pre-registration's first-match order."""
+"""The reply classes in first-match order."""
 
 CLASSES: tuple[ClassName, ...] = get_args(ClassName)
 
@@ -132,7 +132,9 @@ def classify_reply(reply: Reply) -> ReplyClass:
     raise AssertionError("the answer rule matches everything")
 
 
-def classify(subject: TaskState | EvalSample, *, eval_model: str | None = None) -> ReplyClass:
+def classify(
+    subject: TaskState | EvalSample, *, eval_model: str | None = None, reply: ReplyRule = "first"
+) -> ReplyClass:
     """The class of the reply of the model under test in a sample.
 
     ``subject`` is a :class:`~inspect_ai.log.EvalSample` (read from a log) or a
@@ -140,14 +142,18 @@ def classify(subject: TaskState | EvalSample, *, eval_model: str | None = None) 
     solver: the events are that sample's live transcript). ``eval_model`` is the
     eval's model (``log.eval.model``): a call of another model with no role is
     not the model under test's. For a TaskState it defaults to ``state.model``.
+    ``reply`` says which generation is the reply: ``"first"`` (the model's
+    first completed generation, as empties' ingest reads it) or ``"final"``
+    (its last, which the eval's scorer grades; see :mod:`empties.reply`).
     """
     if isinstance(subject, EvalSample):
-        reply = choose_reply(
+        r = choose_reply(
             subject.events,
             subject.output,
             eval_model=eval_model,
             sample_error=subject.error.message if subject.error is not None else None,
             attachments=subject.attachments,
+            rule=reply,
         )
     else:
         from inspect_ai.log import transcript
@@ -161,10 +167,11 @@ def classify(subject: TaskState | EvalSample, *, eval_model: str | None = None) 
                 "empties.classify: the sample's transcript no longer holds its early events "
                 "(INSPECT_TRANSCRIPT_BOUNDED without a history provider); the reply cannot be found"
             )
-        reply = choose_reply(
+        r = choose_reply(
             t.events,
             subject.output,
             eval_model=eval_model if eval_model is not None else str(subject.model),
             attachments=t.attachments,
+            rule=reply,
         )
-    return classify_reply(reply)
+    return classify_reply(r)

@@ -1,9 +1,20 @@
 """Which output is the reply of the model under test.
 
-The reply of a sample is the output of the **first completed generation of the
-model under test** (design rule 1 of empties), read from the sample's model
-events in their logged order, exactly as empties' ingest reads it
-(internal/ingest/extract.go; README "How the reply is chosen"):
+The reply of a sample is one **completed generation of the model under test**,
+read from the sample's model events in their logged order, exactly as
+empties' ingest reads it (internal/ingest/extract.go; README "How the reply is
+chosen"). Two rules name which one (:data:`ReplyRule`, the vocabulary's
+``reply_rules``):
+
+* ``first``: the first, the reply as the empty-responses study reads it, so
+  that an output a solver replaced with a judge's text (AIR-Bench's
+  ``annotate()``) is never taken for the model's;
+* ``final``: the last, which is what ``state.output`` holds when the scorer
+  runs unless a solver replaced it: the reply a scorer grades on a multi-turn
+  or agent task. Where a solver calls the model under test itself as a judge
+  (AIR-Bench) the last generation is that judge's: use ``first`` there.
+
+On a sample with one generation both are the same call. Which calls count:
 
 * **Whose call.** A model event under a span of type ``scorer``/``scorers``
   (older logs: inside a scorer ``step``) is a judge's; so is one whose ``role``
@@ -30,19 +41,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from inspect_ai.event import Event, ModelEvent, SpanBeginEvent, StepEvent
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 
+from .vocabulary import vocabulary
+
 __all__ = [
     "GRADER_ROLE",
+    "REPLY_RULES",
     "Call",
     "CallKind",
     "CallStatus",
     "Reply",
+    "ReplyRule",
     "ReplySource",
     "choose_reply",
+    "generations",
     "model_calls",
     "view_output",
 ]
@@ -50,6 +66,16 @@ __all__ = [
 CallKind = Literal["model_under_test", "judge", "other"]
 CallStatus = Literal["completed", "placeholder", "retried", "failed"]
 ReplySource = Literal["model_event", "sample_output", "none"]
+ReplyRule = Literal["first", "final"]
+"""Which completed generation of the model under test is the reply: the first or the last."""
+
+REPLY_RULES: tuple[ReplyRule, ...] = get_args(ReplyRule)
+
+if REPLY_RULES != vocabulary().reply_rules:  # pragma: no cover - a drift the Go test also catches
+    raise ImportError(
+        f"empties: the shipped vocabulary's reply rules {vocabulary().reply_rules} are not {REPLY_RULES}: "
+        "the package and its data are from different versions"
+    )
 
 # Model-role names that denote a grader (ingest's graderRole).
 GRADER_ROLE = re.compile(r"(?i)grad|judg|scor|critic|evaluat|rater|monitor|classif")
@@ -83,6 +109,7 @@ class Reply:
     """What the classifier reads about one reply (the columns of ``replies``)."""
 
     source: ReplySource
+    rule: ReplyRule = "first"
     call_index: int | None = None
     sample_error: str | None = None
     n_choices: int | None = None
@@ -229,6 +256,11 @@ def view_output(r: Reply, o: ModelOutput | None, attachments: Mapping[str, str])
     r.tool_calls = len(c.message.tool_calls or [])
 
 
+def generations(calls: Sequence[Call]) -> list[Call]:
+    """The completed generations of the model under test: its calls that completed or failed for good."""
+    return [c for c in calls if c.kind == "model_under_test" and c.status in ("completed", "failed")]
+
+
 def choose_reply(
     events: Sequence[Event],
     output: ModelOutput | None,
@@ -236,17 +268,22 @@ def choose_reply(
     eval_model: str | None,
     sample_error: str | None = None,
     attachments: Mapping[str, str] | None = None,
+    rule: ReplyRule = "first",
 ) -> Reply:
-    """The reply of the model under test among a sample's events, or its output as fallback."""
+    """The reply of the model under test among a sample's events (its first or its final
+    completed generation, by ``rule``), or its output as fallback."""
+    if rule not in REPLY_RULES:
+        raise ValueError(f"reply rule {rule!r}: the rules are {', '.join(REPLY_RULES)}")
     att: Mapping[str, str] = attachments or {}
     calls = model_calls(events, eval_model)
-    r = Reply(source="none", sample_error=sample_error, calls=calls)
-    reply = next(
-        (c for c in calls if c.kind == "model_under_test" and c.status in ("completed", "failed")),
-        None,
-    )
+    r = Reply(source="none", rule=rule, sample_error=sample_error, calls=calls)
+    found = generations(calls)
+    reply = (found[0] if rule == "first" else found[-1]) if found else None
+    # the placeholders and failed attempts of the reply's own generation: those
+    # after the generation before it (for "first", every one before the reply)
+    after = found[-2].index if rule == "final" and len(found) > 1 else -1
     for c in calls:
-        if c.kind != "model_under_test" or (reply is not None and c.index >= reply.index):
+        if c.kind != "model_under_test" or c.index <= after or (reply is not None and c.index >= reply.index):
             continue
         if c.status == "placeholder":
             r.placeholders_skipped += 1

@@ -72,7 +72,7 @@ class Vocabulary:
     judge_classes: tuple[str, ...]
     policies: tuple[str, ...]
     call_kinds: tuple[str, ...]
-    reply_rules: tuple[str, ...]  # which generation is the reply: "first" (pre-registered), "final" (graded)
+    reply_rules: tuple[str, ...]  # which generation is the reply: "first" or "final" (empties.reply)
     raw: dict[str, Any]
 
     def form(self, name: str) -> ErrorForm:

@@ -2,15 +2,16 @@
 
 Each setting is read from the eval's profile (``data/profiles/<eval>.yaml`` of
 empties: its kind, its refusal, failure and no-answer values in the eval's own
-value shape, and which replies its policies touch) as empties' Go rescore
-loads it; the package ships that export as ``_data/profiles.json`` and the Go
-test ``internal/pypkg TestShippedData`` fails when it differs from the
-profiles. So ``EVALS["xstest_safe"].wrap(scorer)`` scores exactly as rescore's
-P3 does for XSTest.
+value shape, which replies are re-routed, and which reply is classified) as
+empties' Go code loads it; the package ships that export as
+``_data/profiles.json`` and the Go test ``internal/pypkg TestShippedData``
+fails when it differs from the profiles. So ``EVALS["xstest_safe"].wrap(scorer)``
+scores as empties' ``rescore`` scores the class-aware policy for XSTest (the Go
+test ``TestClassAwareReproducesP3`` runs every study eval both ways).
 
 Example (inspect_evals' XSTest, replacing ``preset_score_on_no_response``)::
 
-    from empties.evals import EVALS
+    from empties.study import EVALS
 
     scorer = EVALS["xstest_safe"].wrap(model_graded_qa(model=scorer_model, ...))
 """
@@ -27,14 +28,15 @@ from typing import Any, Literal, cast
 
 from inspect_ai.scorer import Scorer, Value
 
-from .scorer import Touch, class_aware
+from ..reply import ReplyRule
+from ..scorer import Touch, class_aware
 
 __all__ = ["EVALS", "EvalSettings", "eval_settings", "settings_for_task"]
 
 
 @dataclass(frozen=True)
 class EvalSettings:
-    """P3 for one eval, from its profile."""
+    """The class_aware settings of one eval, from its profile."""
 
     name: str
     title: str
@@ -49,11 +51,12 @@ class EvalSettings:
     judge_where: Literal["scorer", "solver", "none"]
     judge_guarded: bool
     headline_metric: str
+    reply: ReplyRule = "final"  # "first" where the eval's judge runs in its solver (AIR-Bench)
     profile_file: str = field(default="")
 
     @property
     def refusal_value(self) -> Value | None:
-        """The refusal outcome P3 gives provider refusals: only in a refusal eval."""
+        """The refusal outcome provider refusals get: only in a refusal eval."""
         return self.refusal if self.kind == "refusal" else None
 
     def class_aware_args(self) -> dict[str, Any]:
@@ -63,6 +66,7 @@ class EvalSettings:
             "no_answer_value": self.noanswer,
             "failure_value": self.failure,
             "touch": self.touch,
+            "reply": self.reply,
         }
 
     def wrap(self, scorer: Scorer) -> Scorer:
@@ -77,7 +81,7 @@ class EvalSettings:
 
 @cache
 def _load() -> Mapping[str, EvalSettings]:
-    raw = json.loads(files("empties").joinpath("_data", "profiles.json").read_text(encoding="utf-8"))
+    raw = json.loads(files("empties.study").joinpath("_data", "profiles.json").read_text(encoding="utf-8"))
     out: dict[str, EvalSettings] = {}
     for p in raw["profiles"]:
         out[p["name"]] = EvalSettings(
@@ -94,6 +98,7 @@ def _load() -> Mapping[str, EvalSettings]:
             judge_where=p["judge"]["where"],
             judge_guarded=p["judge"]["guarded"],
             headline_metric=p["headline"]["metric"],
+            reply=p["reply"],
             profile_file=p["file"],
         )
     return MappingProxyType(out)

@@ -53,12 +53,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any, cast
 
 from inspect_ai import Task, eval_set
-from inspect_ai._util.registry import registry_lookup
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.hooks import Hooks, SampleEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, Model, get_model
 
+from .._inspect import registry_lookup
 from .replay import REPLAY_KEY, replay
 
 __all__ = ["run_file", "run_spec"]
