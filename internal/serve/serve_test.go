@@ -26,6 +26,7 @@ import (
 	"empties/internal/report"
 	"empties/internal/serve"
 	"empties/internal/store"
+	"empties/internal/study"
 	"empties/internal/testutil"
 )
 
@@ -866,5 +867,35 @@ func TestTurnsOnThePages(t *testing.T) {
 	}
 	if body := open("one-turn-answer"); !strings.Contains(body, "the reply itself: the model under test's one generation") {
 		t.Errorf("one-turn-answer: the facts do not say its reply is its final reply")
+	}
+}
+
+// A judge inside the solver is no final reply: where the study places a log
+// in an eval whose judge runs in the solver (AIR-Bench's annotate, the
+// profile fixture through rescore with the study's manifest), the sample
+// page says its last generation is that judge's and the study takes the
+// first reply as the final one; without the manifest it says nothing of it.
+func TestJudgeInTheSolverIsNoFinalReply(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir() // its own: rescore writes into it
+	writeDataset(t, testutil.Path(t, "testdata", "profiles", "air_bench.eval"), dir)
+	open := func(hs *httptest.Server) string {
+		r := testutil.Query(t, dir, "SELECT log_id, sample_id, epoch FROM replies WHERE generations > 1 ORDER BY sample_id LIMIT 1")
+		if len(r) == 0 {
+			t.Fatal("the AIR-Bench fixture has no sample of two generations")
+		}
+		return page(t, hs.URL, "/sample?"+url.Values{"log": {r[0][0]}, "id": {r[0][1]}, "epoch": {r[0][2]}}.Encode())
+	}
+	const note = "Its eval's judge runs in the solver"
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
+	if strings.Contains(open(hs), note) {
+		t.Error("without the manifest the page says the eval's judge runs in the solver")
+	}
+	if _, err := study.Rescore(ctx, study.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	_, hs = server(t, serve.Options{Data: dir, Loopback: false})
+	if !strings.Contains(open(hs), note) {
+		t.Error("with the study's manifest the page does not say that AIR-Bench's last generation is its judge's")
 	}
 }
