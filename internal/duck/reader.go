@@ -9,31 +9,55 @@ import (
 	"empties/internal/guard"
 )
 
-// Reader is a dataset opened for a user's statements (`empties sql`): the
-// reader views of its current generation in an in-memory DuckDB, and one
-// connection locked by LockReader, DuckDB spilling to a private folder
-// that Close removes. Every statement goes through the gate: Check, then
-// Explain or Copy as its kind says.
+// Reader is a dataset opened for a user's statements (`empties sql`, the
+// SQL box of `empties serve`): the reader views of one generation in an
+// in-memory DuckDB of its own, locked by LockReader with its Limits, DuckDB
+// spilling to a private folder that Close removes. Every statement goes
+// through the gate: Check, then Explain or Copy as its kind says, each under
+// Limits.Context, its error through Limits.Explain.
 type Reader struct {
 	Tables []string // the tables found (none: nothing to read)
+	Limits Limits
 	db     *sql.DB
 	conn   *sql.Conn
 	tmp    *guard.Temp
 }
 
-// OpenReader opens the dataset at dataDir for reading only.
-func OpenReader(ctx context.Context, dataDir string) (*Reader, error) {
+// OpenReader opens the current generation of the dataset at dataDir for
+// reading only, within lim.
+func OpenReader(ctx context.Context, dataDir string, lim Limits) (*Reader, error) {
 	db, tables, err := OpenDataset(ctx, dataDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Tables: tables, db: db}
+	return newReader(ctx, db, tables, lim, dataDir)
+}
+
+// OpenGeneration opens the generation (or folder of tables) root as it is,
+// for reading only, within lim: serve's SQL box over the generation the
+// server pinned.
+func OpenGeneration(ctx context.Context, root string, lim Limits) (*Reader, error) {
+	db, err := Open("")
+	if err != nil {
+		return nil, err
+	}
+	tables, err := createViews(ctx, db, root, ReaderViews, true, nil)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return newReader(ctx, db, tables, lim, root)
+}
+
+func newReader(ctx context.Context, db *sql.DB, tables []string, lim Limits, dir string) (*Reader, error) {
+	r := &Reader{Tables: tables, Limits: lim, db: db}
 	if len(tables) == 0 {
 		return r, nil // nothing to read; the caller says so
 	}
+	var err error
 	if r.conn, err = db.Conn(ctx); err == nil {
 		if r.tmp, err = guard.TempDir(os.TempDir(), "empties-sql."); err == nil {
-			err = LockReader(ctx, r.conn, r.tmp.Path, dataDir)
+			err = LockReader(ctx, r.conn, r.tmp.Path, lim, dir)
 		}
 	}
 	if err != nil {
@@ -42,6 +66,10 @@ func OpenReader(ctx context.Context, dataDir string) (*Reader, error) {
 	}
 	return r, nil
 }
+
+// Conn is another connection to the reader's database, as locked (the
+// settings are global): one per concurrent statement (serve's requests).
+func (r *Reader) Conn(ctx context.Context) (*sql.Conn, error) { return r.db.Conn(ctx) }
 
 // Close ends the connection and the database and removes the spill folder.
 func (r *Reader) Close() error {

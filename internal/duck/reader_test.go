@@ -35,7 +35,7 @@ func TestReaderReadsOnly(t *testing.T) {
 		return m
 	}
 	before := len(spills())
-	r, err := duck.OpenReader(ctx, dir)
+	r, err := duck.OpenReader(ctx, dir, duck.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestReaderReadsOnly(t *testing.T) {
 	if len(spills()) != before {
 		t.Errorf("Close left its spill folder: %v", spills())
 	}
-	empty, err := duck.OpenReader(ctx, t.TempDir())
+	empty, err := duck.OpenReader(ctx, t.TempDir(), duck.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

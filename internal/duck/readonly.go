@@ -86,11 +86,12 @@ func refused(format string, args ...any) error { return &Refused{Reason: fmt.Spr
 
 // LockReader readies conn, a connection to a database holding a dataset's
 // views, for a user's statements: times print in UTC, DuckDB spills to
-// tmp (a private folder the caller removes), files are read only below
-// dirs (the dataset's folders) and tmp (where CopySelect makes its pipes),
-// and then the configuration is locked. The settings are global: they hold
-// for every connection of conn's database.
-func LockReader(ctx context.Context, conn *sql.Conn, tmp string, dirs ...string) error {
+// tmp (a private folder the caller removes), within lim's memory, spill
+// and threads, files are read only below dirs (the dataset's folders) and
+// tmp (where CopySelect makes its pipes), and then the configuration is
+// locked. The settings are global: they hold for every connection of
+// conn's database.
+func LockReader(ctx context.Context, conn *sql.Conn, tmp string, lim Limits, dirs ...string) error {
 	var allowed []string
 	for _, d := range append(dirs, tmp) {
 		abs, err := filepath.Abs(d)
@@ -104,13 +105,14 @@ func LockReader(ctx context.Context, conn *sql.Conn, tmp string, dirs ...string)
 			allowed = append(allowed, esc)
 		}
 	}
-	for _, q := range []string{
+	for _, q := range append(append([]string{
 		"SET GLOBAL TimeZone = 'UTC'",
-		"SET GLOBAL temp_directory = " + Quote(tmp),
-		"SET GLOBAL allowed_directories = [" + strings.Join(allowed, ", ") + "]",
+		"SET GLOBAL temp_directory = " + Quote(tmp)},
+		lim.settings()...),
+		"SET GLOBAL allowed_directories = ["+strings.Join(allowed, ", ")+"]",
 		"SET GLOBAL enable_external_access = false",
 		"SET GLOBAL lock_configuration = true",
-	} {
+	) {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("locking the reader (%s): %w", q, err)
 		}

@@ -47,11 +47,16 @@ var ReaderViews = Views{Others: true}
 // StagingSelect is the query of a declared table's staging view over the
 // generation (or folder of tables) root.
 func StagingSelect(root string, t schema.TableDef, counted bool) string {
+	return stagingSelect(root, t, counted, ReadParquet(root, t.Name))
+}
+
+// stagingSelect is StagingSelect reading the table's rows from from.
+func stagingSelect(root string, t schema.TableDef, counted bool, from string) string {
 	var cols []string
 	for _, c := range t.Columns() {
 		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", Ident(c.Name), c.Type, Ident(c.Name)))
 	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + ReadParquet(root, t.Name)
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
 	if counted && t.Name != "logs" && hasColumn(t, "log_id") && store.HasTable(root, "logs") {
 		q += " WHERE log_id NOT IN (SELECT log_id FROM " + ReadParquet(root, "logs") + " WHERE set_status = " + Quote(logset.Superseded) + ")"
 	}
@@ -89,7 +94,7 @@ func CreateViews(ctx context.Context, db Querier, dataDir string, v Views) ([]st
 		return nil, err
 	}
 	store.RepairOnce(root, RepairViews) // every reader repairs a copied or moved dataset's view file
-	return createViews(ctx, db, root, v, true, "")
+	return createViews(ctx, db, root, v, true, nil)
 }
 
 // Querier is what views are created on and read through: *sql.DB or
@@ -103,14 +108,20 @@ type Querier interface {
 // a declared table written by another version gets a plain view of what its
 // files hold instead of failing the commit.
 //
-// A non-empty guard is a condition every view is filtered by (the view
-// file's check that it is read where it was written, fileGuard).
-func createViews(ctx context.Context, db Querier, root string, v Views, strict bool, guard string) ([]string, error) {
-	guarded := func(q string) string {
-		if guard == "" {
+// A non-nil guard is the view file's check that it is read where it was
+// written (fileGuard): every view reads its files through it.
+func createViews(ctx context.Context, db Querier, root string, v Views, strict bool, g *fileGuard) ([]string, error) {
+	guarded := func(table, q string) string {
+		if g == nil {
 			return q
 		}
-		return "SELECT * FROM (" + q + ") WHERE " + guard
+		return "SELECT * FROM (" + q + ") WHERE " + g.check(root, table)
+	}
+	from := func(table, empty string) string {
+		if g == nil {
+			return ReadParquet(root, table)
+		}
+		return g.read(root, table, empty)
 	}
 	var found []string
 	declared := map[string]bool{}
@@ -119,12 +130,12 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 		var q string
 		switch {
 		case root != "" && store.HasTable(root, t.Name):
-			q = StagingSelect(root, t, v.Counted)
+			q = stagingSelect(root, t, v.Counted, from(t.Name, EmptySelect(t)))
 			if err := checkColumns(ctx, db, root, t); err != nil {
 				if strict {
 					return nil, fmt.Errorf("%s: %w", filepath.Join(root, t.Name), err)
 				}
-				q = "SELECT * FROM " + ReadParquet(root, t.Name)
+				q = "SELECT * FROM " + from(t.Name, "")
 			}
 			found = append(found, t.Name)
 		case v.Empty:
@@ -132,7 +143,7 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 		default:
 			continue
 		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(t.Name)+" AS "+guarded(q)); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(t.Name)+" AS "+guarded(t.Name, q)); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", t.Name, err)
 		}
 	}
@@ -143,7 +154,7 @@ func createViews(ctx context.Context, db Querier, root string, v Views, strict b
 		if declared[name] {
 			continue
 		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(name)+" AS "+guarded("SELECT * FROM "+ReadParquet(root, name))); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW "+Ident(name)+" AS "+guarded(name, "SELECT * FROM "+from(name, ""))); err != nil {
 			return nil, fmt.Errorf("creating view %s: %w", name, err)
 		}
 		found = append(found, name)
@@ -221,7 +232,7 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 		db.Close()
 		return err
 	}
-	if _, err := createViews(ctx, db, root, ReaderViews, false, fileGuard(abs, real, filepath.Base(file))); err != nil {
+	if _, err := createViews(ctx, db, root, ReaderViews, false, &fileGuard{abs: abs, real: real, name: filepath.Base(file)}); err != nil {
 		db.Close()
 		return err
 	}
@@ -239,17 +250,46 @@ func WriteViewsDB(ctx context.Context, file, root string) error {
 // for (resolved), so RepairViews can tell a moved file.
 const viewsRootMacro = "empties_views_root"
 
-// fileGuard is the condition of the view file's views: true when a
-// database attached to the reader is the view file at root (spelled abs or
-// resolved real), else an error.
-func fileGuard(abs, real, name string) string {
-	paths := Quote(filepath.Join(real, name))
-	if abs != real {
-		paths += ", " + Quote(filepath.Join(abs, name))
+// fileGuard is the view file's check that it is read where it was written:
+// a database attached to the reader is the view file at root (spelled abs
+// or resolved real, name).
+//
+// The check must come before DuckDB looks for the files: read_parquet
+// globs its pattern when the view is bound, long before any WHERE runs, so
+// a copy whose original is gone would fail with DuckDB's "No files found
+// that match the pattern <the original's path>" instead of saying what
+// happened. So the view file's views read with allow_empty (a pattern
+// matching nothing binds, as the typed empty select of a declared table
+// unioned by name), and the check, a condition of the view, fails with the
+// message; read where it was written, it also fails when the pattern
+// matches no file (the generation was removed under a reader that holds no
+// pin), which allow_empty alone would read as an empty table.
+type fileGuard struct{ abs, real, name string }
+
+// read is the FROM of a table's files (empty: the typed empty select of a
+// declared table, or "").
+func (g *fileGuard) read(root, table, empty string) string {
+	files := "read_parquet(" + ReadPath(filepath.Join(root, table), "*.parquet") + ", allow_empty = true)"
+	if empty == "" {
+		return files
 	}
-	msg := fmt.Sprintf("empties: this view file was written for the dataset at %s and is read from elsewhere (the dataset was copied or moved), so its views would read that dataset's files; nothing was read. Run any empties command on this copy (e.g. empties sql \"SELECT 1\" --data DIR) to rewrite its view file, or read its Parquet tables (DIR/current/<table>)",
-		filepath.Dir(filepath.Dir(real)))
-	return "(SELECT CASE WHEN EXISTS (SELECT 1 FROM duckdb_databases() WHERE path IN (" + paths + ")) THEN true ELSE error(" + Quote(msg) + ") END)"
+	return "(" + empty + " UNION ALL BY NAME SELECT * FROM " + files + ")"
+}
+
+// check is the condition every row of a view file's view passes: true, or
+// an error saying why nothing can be read.
+func (g *fileGuard) check(root, table string) string {
+	paths := Quote(filepath.Join(g.real, g.name))
+	if g.abs != g.real {
+		paths += ", " + Quote(filepath.Join(g.abs, g.name))
+	}
+	moved := fmt.Sprintf("empties: this view file was written for the dataset at %s and is read from elsewhere (the dataset was copied or moved), so its views would read that dataset's files; nothing was read. Run any empties command on this copy (e.g. empties sql \"SELECT 1\" --data DIR) to rewrite its view file, or read its Parquet tables (DIR/current/<table>)",
+		filepath.Dir(filepath.Dir(g.real)))
+	gone := fmt.Sprintf("empties: the files of table %s of generation %s are gone (a later ingest or stage replaced the generation while this view file was open); open DIR/empties.duckdb again: it names the current generation",
+		table, g.real)
+	return "(SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM duckdb_databases() WHERE path IN (" + paths + ")) THEN error(" + Quote(moved) + ")" +
+		" WHEN NOT EXISTS (SELECT 1 FROM glob(" + ReadPath(filepath.Join(root, table), "*.parquet") + ")) THEN error(" + Quote(gone) + ")" +
+		" ELSE true END)"
 }
 
 // RepairViews rewrites the view file of generation gen if it was written

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -27,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	json "github.com/goccy/go-json"
 	kflate "github.com/klauspost/compress/flate"
@@ -186,16 +188,49 @@ func Open(p string) (*Log, error) {
 // SampleRefs, is bounded by lim. Errors name the file and, where one is at
 // fault, the member.
 func OpenLimited(p string, lim Limits) (*Log, error) {
-	f, err := os.Open(p)
+	f, st, err := OpenRegular(p)
 	if err != nil {
 		return nil, err
+	}
+	return open(&Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember(), hashBeside: lim.HashBeside})
+}
+
+// OpenRegular opens a file for reading if it is a regular file. The open
+// does not wait (O_NONBLOCK: a named pipe's open would wait for a writer,
+// forever), and what it opened is checked (fstat), not a name looked at
+// before: a FIFO or device put where a log was is refused, never read.
+func OpenRegular(p string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return open(&Log{Path: p, Size: st.Size(), file: f, Summaries: -1, maxMember: lim.maxMember(), hashBeside: lim.HashBeside})
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is %s, not a log", p, NotRegular(st.Mode()))
+	}
+	return f, st, nil
+}
+
+// NotRegular says what kind of file m is, that is no regular file.
+func NotRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "not a regular file (a named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "not a regular file (a socket)"
+	case m&fs.ModeCharDevice != 0:
+		return "not a regular file (a character device)"
+	case m&fs.ModeDevice != 0:
+		return "not a regular file (a device)"
+	case m.IsDir():
+		return "not a regular file (a folder)"
+	}
+	return "not a regular file"
 }
 
 // Source is a log held somewhere other than a local file, an object in a

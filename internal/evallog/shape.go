@@ -249,18 +249,16 @@ func pyInt(raw []byte) (v int64, null, ok bool) {
 // pyIntString is a string pydantic reads as an int.
 var pyIntString = regexp.MustCompile(`^[+-]?[0-9](_?[0-9])*(\.0*)?$`)
 
-// pyDatetime is what Python's datetime.fromisoformat (3.11, after
-// inspect_ai's "Z" → "+00:00") reads: a date, optionally a time after any
-// one character, optionally an offset.
-var pyDatetime = regexp.MustCompile(`^[0-9]{4}-?(?:[0-9]{2}-?[0-9]{2}|W[0-9]{2}-?[0-9]?)(?:.(?:[0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?)(?:Z|[+-][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?)?)?$`)
-
-// checkDatetime checks a datetime string as inspect_ai's UtcDatetime reads
-// one ("" is absent).
+// checkDatetime checks a datetime string as inspect_ai reads one
+// (ParseDatetime; "" is absent): one it refuses is an error naming the field.
 func checkDatetime(field, s string) error {
-	if s == "" || pyDatetime.MatchString(s) {
+	if s == "" {
 		return nil
 	}
-	return fmt.Errorf("%s: %q is not a datetime (inspect_ai reads ISO 8601, as datetime.fromisoformat)", field, s)
+	if _, err := ParseDatetime(s); err != nil {
+		return fmt.Errorf("%s: %q is not a datetime inspect_ai reads (datetime.fromisoformat, in UTC: %v)", field, s, err)
+	}
+	return nil
 }
 
 // checkValue checks a score value as inspect_ai's Value: a str, int,

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"empties/internal/cliutil"
+	"empties/internal/evallog"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"fmt"
@@ -26,8 +27,10 @@ type Skipped struct {
 
 // discover expands files and folders (recursively) into log files, sorted and
 // de-duplicated. Folders contribute every .eval file and every .json file
-// that starts like an Inspect log; a file named explicitly is always taken,
-// so a bad one is reported rather than skipped. Whatever is not a regular
+// that starts like an Inspect log; a file named explicitly is taken, so a
+// bad log is reported rather than skipped, except a .json file that does not
+// open like a log at all: naming one is a usage error, before any dataset is
+// made (in a folder it is skipped with a note). Whatever is not a regular
 // file (a FIFO, socket or device, found or named) is skipped unopened: an
 // open would block, or read forever.
 func discover(paths []string) (files []string, skipped []Skipped, err error) {
@@ -60,8 +63,13 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 		}
 		if !st.IsDir() {
 			if !st.Mode().IsRegular() {
-				skip(p, notRegular(st.Mode()))
+				skip(p, evallog.NotRegular(st.Mode()))
 				continue
+			}
+			if strings.HasSuffix(p, ".json") {
+				if why := notALog(p); why != "" {
+					return nil, nil, cliutil.Usagef("ingest: %s: %s; leave it out of LOGS (a folder holding it skips it with a note)", p, why)
+				}
 			}
 			if err := add(p); err != nil {
 				return nil, nil, err
@@ -98,7 +106,7 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 					return nil
 				}
 				if !st.Mode().IsRegular() {
-					skip(q, notRegular(st.Mode()))
+					skip(q, evallog.NotRegular(st.Mode()))
 					return nil
 				}
 			}
@@ -127,22 +135,6 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 func isDataset(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, store.MarkerFile))
 	return err == nil
-}
-
-// notRegular says what kind of file m is not a regular file as.
-func notRegular(m fs.FileMode) string {
-	kind := "not a regular file"
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		kind += " (a named pipe)"
-	case m&fs.ModeSocket != 0:
-		kind += " (a socket)"
-	case m&fs.ModeCharDevice != 0:
-		kind += " (a character device)"
-	case m&fs.ModeDevice != 0:
-		kind += " (a device)"
-	}
-	return kind
 }
 
 // The rules of a folder's listing, local or in a bucket (remote.go).

@@ -85,6 +85,13 @@ type Summary struct {
 	SkippedFiles           []Skipped // each file found and not read, with why
 	// Missing counts the samples a log's summaries list without a member.
 	Missing int
+	// Duplicates counts the sample members not read because another member
+	// of their log holds the same sample (id and epoch).
+	Duplicates int
+	// Kept counts the ingest_errors rows of files unchanged since the last
+	// ingest, kept with them (samples of readable files that could not be
+	// read then, and cannot now).
+	Kept    int
 	Samples int64
 	Bytes   int64
 	Classes map[string]int64
@@ -124,6 +131,12 @@ func (r *Result) Partial() error {
 	}
 	if r.Missing > 0 {
 		msgs = append(msgs, fmt.Sprintf("%d samples listed in their logs' summaries have no member to read", r.Missing))
+	}
+	if r.Duplicates > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d sample members hold a sample that another member of their log holds, and are not read", r.Duplicates))
+	}
+	if r.Kept > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d samples of files unchanged since the last ingest could not be read then", r.Kept))
 	}
 	if len(msgs) > 0 {
 		return &cliutil.PartialError{Msg: strings.Join(msgs, "; ") + " (listed above and in ingest_errors)"}
@@ -271,7 +284,7 @@ func settle(ctx context.Context, ds *store.Dataset, p *plan, sum *Summary, cfg C
 		res.Incremental = &p.Incremental
 		rows = mergeLogs(p.kept, sum.logs)
 		for _, e := range p.keptErrors {
-			sum.Missing++
+			sum.Kept++
 			where := e.Path
 			if e.Member != nil {
 				where += ": " + *e.Member
@@ -638,6 +651,7 @@ type writer struct {
 	spilled *spill
 	nRows   int64            // replies of this log, held or spilled
 	classes map[string]int64 // of this log
+	keys    sampleKeys       // of this log
 }
 
 // spill holds the staging files of one log's rows that did not fit in memory.
@@ -689,6 +703,7 @@ func (w *writer) handle(ctx context.Context, it item) error {
 		w.cur, w.ctx, w.failed = it.log, it.ctx, false
 		w.replies, w.scores, w.calls, w.held, w.nRows = nil, nil, nil, 0, 0
 		w.classes = map[string]int64{}
+		w.keys = newSampleKeys(it.log)
 		w.missing(it.path, it.log.Missing)
 	case it.sample != nil:
 		var res jobResult
@@ -705,6 +720,10 @@ func (w *writer) handle(ctx context.Context, it item) error {
 			return nil
 		}
 		r := res.rows
+		if err := w.keys.take(it.sample.ref.Member, r.Reply.SampleID, r.Reply.Epoch); err != nil {
+			w.duplicate(it.path, it.sample.ref.Member, err)
+			return nil
+		}
 		n := r.size()
 		if w.held > 0 && w.held+n > w.spillAt {
 			// The rows held before this sample go to staging files; this
@@ -759,6 +778,15 @@ func (w *writer) missing(path string, missing []evallog.MissingSample) {
 		w.prog.Clear()
 		fmt.Fprintf(w.log, "error: %s: %s: %v\n", path, m.Member, err)
 	}
+}
+
+// duplicate reports a sample member whose sample another member of the log
+// holds: an ingest_errors row naming it, and no rows (sampleKeys).
+func (w *writer) duplicate(path, member string, err error) {
+	w.sum.Duplicates++
+	w.sum.Errors = append(w.sum.Errors, schema.IngestError{Path: path, Member: nonEmpty(member), Error: err.Error()})
+	w.prog.Clear()
+	fmt.Fprintf(w.log, "error: %s: %s: %v\n", path, member, err)
 }
 
 func (w *writer) endFile() error {

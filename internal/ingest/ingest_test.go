@@ -160,8 +160,9 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 	}
 	truncated := filepath.Join(tmp, "truncated.eval")
 	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	// a .json named that opens like a log and is not one
 	notLog := filepath.Join(tmp, "notes.json")
-	os.WriteFile(notLog, []byte(`["not", "a", "log"]`), 0o644)
+	os.WriteFile(notLog, []byte(`{"version": 2, "status": "success"`), 0o644)
 
 	dir, res, stderr, err := runIngest(t, good, corrupt, chunked, truncated, notLog)
 	var partial *cliutil.PartialError
@@ -172,7 +173,7 @@ func TestBadFilesAreReportedAndSkippedWhole(t *testing.T) {
 		corrupt + ": samples/7_epoch_1.json: invalid JSON",
 		chunked + ": samples/1_epoch_1/sample.json: chunked sample layout",
 		truncated + ": ",
-		notLog + ": not an Inspect log",
+		notLog + ": ",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -282,5 +283,29 @@ func TestSpilledRowsMatchHeldRows(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(spilled, ".staging-*")); len(left) != 0 {
 		t.Errorf("staging left behind: %v", left)
+	}
+}
+
+// A .json file named on the command line that does not open like a log (in
+// a folder it is skipped with a note) stops the run before any dataset is
+// made, alone or beside a good log: a usage error (exit 2) naming it, where
+// it once gave an ingest error and an empty dataset.
+func TestNamedJSONThatIsNoLogStopsFirst(t *testing.T) {
+	tmp := t.TempDir()
+	notes := filepath.Join(tmp, "notes.json")
+	os.WriteFile(notes, []byte(`["not", "a", "log"]`), 0o644)
+	empty := filepath.Join(tmp, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	good := testutil.Path(t, "testdata", "logs", "zstd-basic.eval")
+	for _, paths := range [][]string{{notes}, {good, notes}, {empty}} {
+		out := filepath.Join(t.TempDir(), "ds")
+		_, _, err := ingestWith(t, ingest.Config{Paths: paths, Out: out})
+		var usage *cliutil.UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), paths[len(paths)-1]+": ") || !strings.Contains(err.Error(), "not an Inspect log") {
+			t.Errorf("ingest %v: %v, want a usage error naming the file", paths, err)
+		}
+		if _, err := os.Lstat(out); !os.IsNotExist(err) {
+			t.Errorf("ingest %v made the dataset folder (%v)", paths, err)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"strings"
-	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -134,18 +132,19 @@ func stringList(raw json.RawMessage) []string {
 	return out
 }
 
-// parseTime reads a Python isoformat() datetime; naive values are UTC
-// (§7). It returns microseconds since the epoch.
+// parseTime reads a log's datetime string as inspect_ai reads it
+// (evallog.ParseDatetime: datetime.fromisoformat, a naive value in UTC),
+// in microseconds since the epoch; nil for none. The shape checks have
+// refused a log whose datetime inspect_ai cannot read, naming the field, so
+// a value given here parses.
 func parseTime(s string) *int64 {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			us := t.UTC().UnixMicro()
-			return &us
-		}
+	t, err := evallog.ParseDatetime(s)
+	if err != nil {
+		return nil
 	}
-	return nil
+	us := t.UnixMicro()
+	return &us
 }

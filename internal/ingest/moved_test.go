@@ -56,6 +56,12 @@ func TestMovedDatasetReadsItsOwnFiles(t *testing.T) {
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
 	os.RemoveAll(x)
+	// The original gone: the copy says what happened before DuckDB looks
+	// for X's files (it used to fail with "No files found that match the
+	// pattern X/...").
+	if got := countPython(t, y); !strings.Contains(got, "ERR: Invalid Input Error: empties: this view file was written for the dataset at "+x) || strings.Contains(got, "No files found") {
+		t.Fatalf("the copy's view file with its original gone read %q, want the error naming %s", got, x)
+	}
 	other := filepath.Join(base, "other")
 	testutil.CopyFile(t, filepath.Join(logsA, "zstd-basic.eval"), filepath.Join(other, "zstd-basic.eval"))
 	ingestInto(t, x, other)
@@ -90,5 +96,27 @@ func TestMovedDatasetReadsItsOwnFiles(t *testing.T) {
 	}
 	if got := countPython(t, z); got != rowsA+"|"+rowsA+"|"+rowsA {
 		t.Errorf("the moved dataset after empties read it: %q, want %s everywhere", got, rowsA)
+	}
+}
+
+// A view file read in place whose generation's files are gone (removed
+// under a reader that took no pin) fails, naming the table, and never reads
+// as an empty table: the view file reads with allow_empty so that a moved
+// copy's check comes first.
+func TestViewFileOfAGenerationGone(t *testing.T) {
+	x := filepath.Join(t.TempDir(), "X")
+	ingestInto(t, x, testutil.Path(t, "testdata", "logs"))
+	parts, _ := filepath.Glob(filepath.Join(x, "current", "replies", "*.parquet"))
+	if len(parts) == 0 {
+		t.Fatal("no replies part files")
+	}
+	for _, p := range parts {
+		os.Remove(p)
+	}
+	got := strings.Split(countPython(t, x), "|")
+	for _, r := range got[:2] {
+		if !strings.HasPrefix(r, "ERR: Invalid Input Error: empties: the files of table replies of generation ") {
+			t.Errorf("the view file over removed files read %q, want the error naming the table", r)
+		}
 	}
 }

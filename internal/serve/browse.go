@@ -123,9 +123,7 @@ func parseFilter(v url.Values, fs []facet) filter {
 	if !slices.ContainsFunc(sortKeys, func(k sortKey) bool { return k.Key == f.Sort }) {
 		f.Sort, f.Desc = "", false
 	}
-	if n, err := strconv.Atoi(v.Get("page")); err == nil && n > 1 {
-		f.Page = n
-	}
+	f.Page = pageNumber(v.Get("page"))
 	if n, err := strconv.Atoi(v.Get("n")); err == nil && n > 0 {
 		f.PerPage = min(n, maxPerPage)
 	}

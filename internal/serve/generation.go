@@ -36,6 +36,24 @@ type generation struct {
 	refs    sync.WaitGroup // requests using it
 	retired atomic.Bool
 	report  reportState
+
+	// The SQL box's own DuckDB over the same folder (sqlReader), opened at
+	// its first query.
+	sqlOnce sync.Once
+	sqlRd   *duck.Reader
+	sqlErr  error
+}
+
+// sqlReader is the database the SQL box runs a reader's statements in: a
+// DuckDB of its own over the generation, not the pages' (whose index it
+// does not see), locked by the gate of `empties sql` with the SQL box's
+// limits (its memory, spill and threads are its own: a query at its limit
+// leaves the pages theirs).
+func (g *generation) sqlReader(ctx context.Context, lim duck.Limits) (*duck.Reader, error) {
+	g.sqlOnce.Do(func() {
+		g.sqlRd, g.sqlErr = duck.OpenGeneration(context.WithoutCancel(ctx), g.root, lim)
+	})
+	return g.sqlRd, g.sqlErr
 }
 
 // genInfo is what generation.json says of a generation.
@@ -118,7 +136,7 @@ func lockDown(ctx context.Context, db *sql.DB, root, scratch string) error {
 		return err
 	}
 	defer conn.Close()
-	return duck.LockReader(ctx, conn, tmp, root)
+	return duck.LockReader(ctx, conn, tmp, duck.Limits{}, root)
 }
 
 // release ends the generation once its last request is done: the database
@@ -134,6 +152,10 @@ func (g *generation) release(dir string, done *sync.WaitGroup) {
 		defer done.Done()
 		g.refs.Wait()
 		g.db.Close()
+		g.sqlOnce.Do(func() {}) // none opens after this
+		if g.sqlRd != nil {
+			g.sqlRd.Close()
+		}
 		store.Release(dir, g.root)
 		g.report.remove()
 	}()

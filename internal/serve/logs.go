@@ -2,7 +2,9 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -50,9 +52,13 @@ type logCache struct {
 	max   int
 	order []string
 	open  map[string]*cachedLog
+	lanes map[string]chan struct{} // by path: the one read of that log in flight
 	s3    *objstore.Client
 	s3err error
 	s3do  sync.Once
+
+	timeout time.Duration                 // the longest a request waits for a read of a log
+	wrap    func(io.ReaderAt) io.ReaderAt // tests: a slow file system (export_test.go)
 }
 
 type cachedLog struct {
@@ -61,32 +67,100 @@ type cachedLog struct {
 	gone bool
 }
 
-func newLogCache(n int) *logCache {
-	return &logCache{max: n, open: map[string]*cachedLog{}}
+// DefaultLogTimeout is how long a request waits at most for a read of a log
+// (Options.LogTimeout).
+const DefaultLogTimeout = 30 * time.Second
+
+func newLogCache(n int, timeout time.Duration) *logCache {
+	if timeout <= 0 {
+		timeout = DefaultLogTimeout
+	}
+	return &logCache{max: n, open: map[string]*cachedLog{}, lanes: map[string]chan struct{}{}, timeout: timeout}
 }
 
 // sampleBytes reads the raw JSON of one sample member of a log, and says
 // whether the log on disk still is the file the row was read from.
+//
+// A request waits for the read until its context ends (the reader went
+// away) or c.timeout passes, never longer: a log on a file system or bucket
+// that stops answering fails the request with a message, and the server
+// stays up. A read blocked in the kernel cannot be interrupted, so it goes
+// on in the background, and until it ends it is the only read of its log
+// (lanes): requests for that log wait for their turn, each until its own
+// deadline, and a stalled log holds one thread however often it is asked
+// for.
 func (c *logCache) sampleBytes(ctx context.Context, l *logRow, member string) (raw []byte, changed string, err error) {
 	key, changed, err := c.fingerprint(l)
 	if err != nil {
 		return nil, "", err
 	}
-	cl, err := c.get(ctx, key, l)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	lane := c.lane(l.Path)
+	select {
+	case lane <- struct{}{}:
+	case <-ctx.Done():
+		return nil, changed, c.late(ctx, l, true)
+	}
+	type result struct {
+		raw []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-lane }()
+		raw, err := c.read(key, l, member)
+		done <- result{raw, err}
+	}()
+	select {
+	case r := <-done:
+		return r.raw, changed, r.err
+	case <-ctx.Done():
+		return nil, changed, c.late(ctx, l, false)
+	}
+}
+
+// lane is the one-slot channel a read of the log at path holds.
+func (c *logCache) lane(path string) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.lanes[path]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		c.lanes[path] = ch
+	}
+	return ch
+}
+
+// late is the error of a request that stopped waiting for a read of l.
+func (c *logCache) late(ctx context.Context, l *logRow, queued bool) error {
+	what := "reading the log"
+	if queued {
+		what = "waiting for an earlier read of the log to end"
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s took longer than %s (a file system or object store that does not answer?); the server goes on, and the page shows what the tables hold", what, l.Path, c.timeout)
+	}
+	return fmt.Errorf("the request ended while %s %s", what, l.Path)
+}
+
+// read reads one member of a log, through the cache.
+func (c *logCache) read(key string, l *logRow, member string) ([]byte, error) {
+	cl, err := c.get(context.Background(), key, l)
 	if err != nil {
-		return nil, changed, err
+		return nil, err
 	}
 	defer c.put(key, cl)
 	for _, ref := range cl.log.Samples {
 		if ref.Member == member {
 			raw, err := ref.Bytes()
 			if err != nil {
-				return nil, changed, fmt.Errorf("%s: %s: %w", l.Path, member, err)
+				return nil, fmt.Errorf("%s: %s: %w", l.Path, member, err)
 			}
-			return raw, changed, nil
+			return raw, nil
 		}
 	}
-	return nil, changed, fmt.Errorf("%s has no member %s (the log changed since it was ingested?)", l.Path, member)
+	return nil, fmt.Errorf("%s has no member %s (the log changed since it was ingested?)", l.Path, member)
 }
 
 // fingerprint is the cache key of a log, and a note when the file is not the
@@ -206,16 +280,17 @@ func (c *logCache) openLog(ctx context.Context, l *logRow) (*evallog.Log, error)
 		}
 		return log, nil
 	}
-	f, err := os.Open(l.Path)
+	// Only a regular file is read: a FIFO put where the log was would
+	// block the open, and the read, for good.
+	f, fi, err := evallog.OpenRegular(l.Path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the log %s cannot be read now: %w", l.Path, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	var r io.ReaderAt = f
+	if c.wrap != nil {
+		r = c.wrap(f)
 	}
-	log, err := evallog.OpenSource(evallog.Source{Name: l.Path, Size: fi.Size(), ReaderAt: f, Close: f.Close, NoHash: true}, evallog.Limits{})
+	log, err := evallog.OpenSource(evallog.Source{Name: l.Path, Size: fi.Size(), ReaderAt: r, Close: f.Close, NoHash: true}, evallog.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.Path, err)
 	}

@@ -412,6 +412,7 @@ type sqlView struct {
 	Rows     [][]string
 	Error    string
 	Refused  bool
+	Held     bool // a link of another site's page: shown, not run
 	Page     int
 	Prev     string
 	Next     string
@@ -447,10 +448,12 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 		v.Tables = append(v.Tables, t)
 	}
 	slices.Sort(v.Tables)
-	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 {
-		v.Page = n
-	}
-	if strings.TrimSpace(q) != "" {
+	v.Page = pageNumber(r.URL.Query().Get("page"))
+	switch {
+	case strings.TrimSpace(q) == "":
+	case heldQuery(r):
+		v.Held = true
+	default:
 		s.runSQL(r, g, v)
 	}
 	p := s.pageData(r, g, "sql", "SQL")
@@ -464,8 +467,14 @@ func (s *Server) serveSQL(w http.ResponseWriter, r *http.Request, g *generation)
 // or, where DuckDB cannot take it as a subquery (an EXPLAIN), as it is,
 // reading only as far as the page.
 func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
-	ctx := r.Context()
-	conn, err := g.db.Conn(ctx)
+	rd, err := g.sqlReader(r.Context(), s.opts.SQLLimits)
+	if err != nil {
+		v.Error = err.Error()
+		return
+	}
+	ctx, cancel := rd.Limits.Context(r.Context())
+	defer cancel()
+	conn, err := rd.Conn(ctx)
 	if err != nil {
 		v.Error = err.Error()
 		return
@@ -496,7 +505,7 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		return true
 	})
 	if err != nil {
-		v.Error, v.Refused = err.Error(), isRefused(err)
+		v.Error, v.Refused = rd.Limits.Explain(ctx, err).Error(), isRefused(err)
 		return
 	}
 	v.Cols = cols
@@ -518,8 +527,14 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 	if s.sqlOff(w, r, g) {
 		return
 	}
-	ctx := r.Context()
-	conn, err := g.db.Conn(ctx)
+	rd, err := g.sqlReader(r.Context(), s.opts.SQLLimits)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	ctx, cancel := rd.Limits.Context(r.Context())
+	defer cancel()
+	conn, err := rd.Conn(ctx)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -527,12 +542,23 @@ func (s *Server) serveSQLCSV(w http.ResponseWriter, r *http.Request, g *generati
 	defer conn.Close()
 	q := strings.TrimRight(strings.TrimSpace(r.URL.Query().Get("q")), "; \t\n")
 	started, err := writeCSV(ctx, conn, q, w)
-	if err != nil && !started {
+	err = rd.Limits.Explain(ctx, err)
+	switch {
+	case err != nil && !started:
 		code := http.StatusBadRequest
 		if isRefused(err) {
 			code = http.StatusForbidden
 		}
+		var le *duck.LimitError
+		if errors.As(err, &le) {
+			code = http.StatusServiceUnavailable
+		}
 		http.Error(w, err.Error(), code)
+	case err != nil:
+		// Part of the result is sent: the download must fail, not end as
+		// if whole. Aborting the response cuts the connection before the
+		// chunked body's end, which a browser or curl reports.
+		panic(http.ErrAbortHandler)
 	}
 }
 

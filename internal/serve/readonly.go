@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os/signal"
@@ -17,11 +18,13 @@ import (
 // The SQL box runs what a reader types through the one gate `empties sql`
 // goes through (internal/duck/readonly.go): DuckDB's parser must find one
 // SELECT, or an EXPLAIN of one, calling only table functions that read;
-// DuckDB's prepared statement must agree; the database is locked
-// (duck.LockReader: reads confined to the generation, configuration
-// locked) before any reader's statement; a SELECT runs through query()
-// and its rows stream out of DuckDB's COPY as CSV (duck.CopySelect), the
-// page reading only as far as it shows.
+// DuckDB's prepared statement must agree; the database, a DuckDB of the SQL
+// box's own (generation.sqlReader), is locked (duck.LockReader: reads
+// confined to the generation, its memory, spill and threads bounded,
+// configuration locked) before any reader's statement; each statement runs
+// within the SQL box's time limit; a SELECT runs through query() and its
+// rows stream out of DuckDB's COPY as CSV (duck.CopySelect), the page
+// reading only as far as it shows, and at most pageBytes of it.
 
 // isRefused reports whether err is the gate's refusal of a statement.
 func isRefused(err error) bool {
@@ -31,6 +34,31 @@ func isRefused(err error) bool {
 
 // errStop ends a CopySelect's reading once a page is full.
 var errStop = errors.New("enough rows")
+
+// pageBytes is the most text a page of the SQL box reads of its rows: the
+// page holds them all, and so does the reader's browser.
+const pageBytes = 16 << 20
+
+// errPageFull is a page whose rows hold more than pageBytes.
+var errPageFull = fmt.Errorf("the rows of this page hold more than %d MiB of text, more than a page shows: select fewer or shorter columns (left(text, 200)), or download the whole result as CSV", pageBytes>>20)
+
+// capped reads at most n bytes of r, then fails with errPageFull.
+type capped struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errPageFull
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
 
 // readRows runs q if the gate takes it, handing its columns and each row's
 // cells as DuckDB prints them (NULL for null) to fn, which returns false
@@ -55,7 +83,7 @@ func readRows(ctx context.Context, conn *sql.Conn, q string, fn func(cols, row [
 	ignoreSIGPIPE()
 	var cols []string
 	err = duck.CopySelect(ctx, conn, q, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
-		cr := csv.NewReader(r)
+		cr := csv.NewReader(&capped{r: r, n: pageBytes})
 		cr.FieldsPerRecord = -1
 		head, err := cr.Read()
 		if err != nil {

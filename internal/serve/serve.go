@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"empties/internal/duck"
 	"empties/internal/guard"
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 	Token string
 	// SQL turns the SQL box on.
 	SQL bool
+	// SQLLimits bound each statement of the SQL box: its memory, spill,
+	// threads and time (zero fields: DuckDB's defaults, no time limit;
+	// `empties serve` sets its own).
+	SQLLimits duck.Limits
 	// Report writes a generation's report page (nil: no report).
 	Report ReportFunc
 	// Measures computes the exploration measures of a generation without
@@ -52,6 +57,9 @@ type Options struct {
 	Measures MeasuresFunc
 	// Poll is how often the server looks for a newer generation (0: 2s).
 	Poll time.Duration
+	// LogTimeout is the longest a request waits for a read of a log
+	// (0: DefaultLogTimeout).
+	LogTimeout time.Duration
 }
 
 // Server serves one dataset.
@@ -97,7 +105,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	scratch := tmp.Path
-	s := &Server{opts: opts, dir: dir, scratch: scratch, tmp: tmp, logs: newLogCache(8), stop: make(chan struct{})}
+	s := &Server{opts: opts, dir: dir, scratch: scratch, tmp: tmp, logs: newLogCache(8, opts.LogTimeout), stop: make(chan struct{})}
 	if s.opts.Poll <= 0 {
 		s.opts.Poll = 2 * time.Second
 	}
@@ -237,19 +245,18 @@ func (s *Server) serveSwitch(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, g, http.StatusInternalServerError, fmt.Errorf("switching to the newer generation: %w", err))
 		return
 	}
-	back := r.FormValue("back")
-	if u, err := url.Parse(back); err != nil || back == "" || u.IsAbs() || u.Host != "" || !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
-		back = "/"
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	http.Redirect(w, r, sameOriginPath(r.FormValue("back")), http.StatusSeeOther)
 }
 
 const tokenCookie = "empties_serve_token"
 
 // guard refuses what the server must not answer: a request without the
 // token (when one is set), a request on a loopback server naming another
-// host, and a POST from another site's page. Every answer forbids framing
-// and loads from anywhere but the server.
+// host, and a request another site's page makes (crossSite): a POST, a
+// query's CSV, an <img>, <script> or frame, anything but a link followed to
+// a page, whose SQL box then shows the query without running it
+// (heldQuery). Every answer forbids framing and loads from anywhere but the
+// server.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -288,9 +295,46 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				}
 			}
 		}
+		if crossSite(r) {
+			navigation := r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
+			if r.Method != http.MethodGet && r.Method != http.MethodHead || !navigation || r.URL.Path == "/sql.csv" {
+				http.Error(w, "a page of another site cannot use this server (its browser says the request comes from another site): open this server's own pages, at the address `empties serve` printed, and run the query there", http.StatusForbidden)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), heldKey{}, true))
+		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// crossSite reports whether the browser says r comes from a page of
+// another site than this server, that of another port of this host
+// included: Sec-Fetch-Site (sent by every current browser, on every
+// request: "cross-site" and "no-cors" for an <img> of another site's page),
+// else, from a browser that sends none, an Origin or Referer naming another
+// host. A request with none of them (curl, a script) is the user's own.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none": // this server's pages; an address typed or a bookmark
+		return false
+	case "":
+		for _, h := range []string{"Origin", "Referer"} {
+			if v := r.Header.Get(h); v != "" {
+				u, err := url.Parse(v)
+				return err != nil || u.Host != r.Host
+			}
+		}
+		return false
+	}
+	return true // same-site (another port), cross-site, or what no browser sends
+}
+
+// heldKey marks the context of a link followed from another site's page.
+type heldKey struct{}
+
+// heldQuery reports whether r is a link from another site's page: the SQL
+// box shows its query, and runs it only when the reader presses Run.
+func heldQuery(r *http.Request) bool { return r.Context().Value(heldKey{}) != nil }
 
 // loopbackHost reports whether a Host header names this machine's loopback.
 func loopbackHost(host string) bool {

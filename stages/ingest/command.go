@@ -45,7 +45,9 @@ DIR/empties.duckdb holding one view per table. Every log era is read: zstd,
 deflate or stored members, ZIP64, duplicate members (the last wins), running
 or killed logs (no header.json), log versions 1-3, event pools and
 attachments. Files that are not regular (FIFOs, sockets, devices) and .json
-files that are not logs are skipped, each named in the summary.
+files in a folder that are not logs are skipped, each named in the summary; a
+.json file named on the command line that is not a log stops the run before
+anything is written (exit 2).
 
 A folder is read as inspect_ai lays it out: per eval.task_id the newest
 attempt counts (an eval set's retry, a -recovered copy of a crashed log), and

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,5 +157,39 @@ func TestServeErrors(t *testing.T) {
 	err = serve.Run(context.Background(), serve.Options{Data: dataset(t), Addr: "127.0.0.1", Port: port}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--port") {
 		t.Errorf("a port in use: %v", err)
+	}
+}
+
+// Ctrl-C stops the server at once, a query of the SQL box in flight
+// included: the requests' context is the command's, so DuckDB is
+// interrupted, not waited for until its time limit (ten minutes here).
+func TestInterruptStopsAQueryInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	opts := serve.Options{Data: dataset(t), Port: 0, Addr: "127.0.0.1", SQLTimeout: 10 * time.Minute, Ready: func(u string) { ready <- u }}
+	out := &testutil.SyncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- serve.Run(ctx, opts, out) }()
+	u := <-ready
+	asked := make(chan struct{})
+	go func() {
+		close(asked)
+		resp, err := http.Get(u + "sql.csv?q=" + url.QueryEscape("SELECT sum(range) FROM range(1000000000000000)")) // days of work in flat memory
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-asked
+	time.Sleep(500 * time.Millisecond) // the query under way (were it not, the stop is only quicker)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("serve: %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Minute): // a hang, not a slow stop: the query's limit is ten minutes
+		t.Fatalf("serve did not stop with a query in flight:\n%s", out.String())
 	}
 }

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
@@ -32,7 +34,22 @@ type Options struct {
 	Format string // table, csv, json, parquet
 	Width  int    // table cells are cut to this many characters (0 = no limit)
 	Output string // write the result to this new file instead of the terminal
+	// The query's limits: memory and spill in bytes (0: the defaults,
+	// DefaultMemory and DefaultSpill), threads (0: every core), time (0:
+	// none).
+	Memory, Spill int64
+	Threads       int
+	Timeout       time.Duration
 }
+
+// DefaultMemory is what a query may hold in memory unless --memory-limit
+// says: half of the machine's (or its container's) memory, where DuckDB
+// would take 80%. Past it DuckDB spills to disk.
+func DefaultMemory() int64 { return duck.TotalMemory() / 2 }
+
+// DefaultSpill is what a query may spill unless --max-spill says: half the
+// free space of the temporary folder, at most 64 GiB.
+func DefaultSpill() int64 { return duck.FreeSpill(os.TempDir(), 64<<30) }
 
 // Formats are the values of --format.
 var Formats = []string{"table", "csv", "json", "parquet"}
@@ -67,23 +84,54 @@ line, NaN and infinities as the bare literals NaN, Infinity and -Infinity (as
 inspect_ai writes them); parquet needs --output. Times print in UTC. table
 sizes its columns from the first 1,000 rows.
 
+A query holds at most --memory-limit in memory (default: half of the
+machine's) and spills at most --max-spill to the temporary folder (default:
+half its free space, at most 64 GiB); --timeout stops it after a time
+(default: none; Ctrl-C stops it too), --threads bounds its cores. A query
+stopped by a limit says which, and the flag that raises it.
+
 Examples:
    empties sql "SELECT class, count(*) AS n FROM replies GROUP BY ALL ORDER BY n DESC" --data data/study
    empties sql "SELECT * FROM model_calls WHERE kind = 'judge'" --data data/study --format csv > judges.csv
    empties sql "FROM replies" --data data/study --format parquet --output replies.parquet
-   empties sql "DESCRIBE replies" --data data/study`,
+   empties sql "DESCRIBE replies" --data data/study
+   empties sql "SELECT * FROM model_calls ORDER BY input_tokens DESC" --data data/study --memory-limit 8GiB --timeout 10m`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, csv, json (one object per line) or parquet (with --output)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE`, a new file outside the dataset, instead of the terminal"},
 			&cli.IntFlag{Name: "width", Value: 60, Usage: "cut table cells to this many characters (0 = no limit)"},
+			&cli.StringFlag{Name: "memory-limit", Usage: "the most the query holds in memory, e.g. 8GiB or 25% (default: half of the machine's memory)"},
+			&cli.StringFlag{Name: "max-spill", Usage: "the most the query spills to disk past its memory, e.g. 100GB (default: half the free space of the temporary folder, at most 64 GiB)"},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the query after this long, e.g. 10m (default: no time limit)"},
+			&cli.IntFlag{Name: "threads", Usage: "the cores the query may use (default: every core)"},
 		},
 		Arguments: []cli.Argument{&cli.StringArg{Name: "query"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Query: c.StringArg("query"), Data: c.String("data"), Format: c.String("format"),
-				Width: c.Int("width"), Output: c.String("output")}, c.Root().Writer)
+			opts := Options{Query: c.StringArg("query"), Data: c.String("data"), Format: c.String("format"),
+				Width: c.Int("width"), Output: c.String("output"), Threads: c.Int("threads"), Timeout: c.Duration("timeout")}
+			var err error
+			if opts.Memory, err = sizeFlag(c, "memory-limit"); err != nil {
+				return err
+			}
+			if opts.Spill, err = sizeFlag(c, "max-spill"); err != nil {
+				return err
+			}
+			return Run(ctx, opts, c.Root().Writer)
 		},
 	}
+}
+
+// sizeFlag reads a size flag (0 when not given).
+func sizeFlag(c *cli.Command, name string) (int64, error) {
+	if !c.IsSet(name) {
+		return 0, nil
+	}
+	n, err := duck.ParseBytes(c.String(name))
+	if err != nil {
+		return 0, cliutil.Usagef("sql: --%s: %v", name, err)
+	}
+	return n, nil
 }
 
 // Validate checks the options before any work.
@@ -103,7 +151,16 @@ func (o Options) Validate() error {
 	if o.Width < 0 {
 		return cliutil.Usagef("sql: --width must be 0 (no limit) or more, not %d", o.Width)
 	}
+	if o.Threads < 0 || o.Memory < 0 || o.Spill < 0 || o.Timeout < 0 {
+		return cliutil.Usagef("sql: --threads, --memory-limit, --max-spill and --timeout cannot be negative")
+	}
 	return nil
+}
+
+// limits are the query's limits, defaults filled in.
+func (o Options) limits() duck.Limits {
+	return duck.Limits{Memory: o.Memory, Spill: o.Spill, Threads: o.Threads, Timeout: o.Timeout,
+		MemoryFlag: "--memory-limit", SpillFlag: "--max-spill", TimeoutFlag: "--timeout"}.Or(duck.Limits{Memory: DefaultMemory(), Spill: DefaultSpill()})
 }
 
 // Run executes the query and writes its result to w, or to opts.Output.
@@ -123,7 +180,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		}
 		defer out.Close()
 	}
-	db, err := duck.OpenReader(ctx, opts.Data)
+	db, err := duck.OpenReader(ctx, opts.Data, opts.limits())
 	if err != nil {
 		return err
 	}
@@ -143,6 +200,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	// the query end, instead of the signal killing the process.
 	signal.Ignore(syscall.SIGPIPE)
 	defer signal.Reset(syscall.SIGPIPE)
+	ctx, cancel := db.Limits.Context(ctx)
+	defer cancel()
 	q := query{opts: opts, stmt: stmt, db: db}
 	if out == nil {
 		err = q.write(ctx, w)
@@ -167,8 +226,13 @@ type query struct {
 	db   *duck.Reader
 }
 
-// write prints the result in the chosen format.
+// write prints the result in the chosen format; a limit that stopped the
+// query is said (duck.Limits.Explain).
 func (q query) write(ctx context.Context, w io.Writer) error {
+	return q.db.Limits.Explain(ctx, q.run(ctx, w))
+}
+
+func (q query) run(ctx context.Context, w io.Writer) error {
 	if q.stmt.Kind == duck.Explain {
 		cols, rows, err := q.db.Explain(ctx, q.opts.Query)
 		if err != nil {
@@ -177,9 +241,16 @@ func (q query) write(ctx context.Context, w io.Writer) error {
 		return printRows(w, q.opts, cols, rows)
 	}
 	if q.opts.Format == "table" {
-		return q.db.Copy(ctx, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) error {
-			return printTable(w, q.opts.Width, csv.NewReader(r))
+		rows := 0
+		err := q.db.Copy(ctx, q.opts.Query, "FORMAT csv, HEADER true, NULLSTR 'NULL'", func(r io.Reader) (err error) {
+			rows, err = printTable(w, q.opts.Width, csv.NewReader(r))
+			return err
 		})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "(%d rows)\n", rows)
+		return err
 	}
 	return q.db.Copy(ctx, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {
 		_, err := io.Copy(w, r)

@@ -3,7 +3,6 @@ package sqlcmd
 import (
 	"bufio"
 	"encoding/csv"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -12,8 +11,10 @@ import (
 // The table format: aligned columns, printed as the rows stream.
 
 // printTable prints DuckDB's CSV (header first, NULL as NULL) as a table,
-// row by row.
-func printTable(w io.Writer, width int, cr *csv.Reader) error {
+// row by row, and returns the number of rows; the caller prints the count
+// once the query has ended well (a query stopped by a limit also ends its
+// CSV, and is no result of that many rows).
+func printTable(w io.Writer, width int, cr *csv.Reader) (int, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -22,15 +23,15 @@ func printTable(w io.Writer, width int, cr *csv.Reader) error {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			if err := t.close(); err != nil {
-				return err
+				return t.rows, err
 			}
-			return bw.Flush()
+			return t.rows, bw.Flush()
 		}
 		if err != nil {
-			return err
+			return t.rows, err
 		}
 		if err := t.add(rec); err != nil {
-			return err
+			return t.rows, err
 		}
 	}
 }
@@ -123,13 +124,10 @@ func (t *table) line(vals []string) error {
 	return err
 }
 
-// close prints what is held and the row count.
+// close prints what is held.
 func (t *table) close() error {
 	if !t.started {
-		if err := t.flush(); err != nil {
-			return err
-		}
+		return t.flush()
 	}
-	_, err := fmt.Fprintf(t.w, "(%d rows)\n", t.rows)
-	return err
+	return nil
 }

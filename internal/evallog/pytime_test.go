@@ -1,0 +1,51 @@
+package evallog
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// ParseDatetime accepts what inspect_ai accepts when it reads a log's
+// datetime strings and refuses what it refuses, and gives the same instant,
+// on every form of testdata/python-datetimes.tsv: Python 3.11's
+// datetime.fromisoformat through inspect_ai's own models, written by
+// scripts/fixtures/python_datetimes.py (make fixtures). The shape check of
+// a log's datetimes (checkDatetime) is the same parse.
+func TestDatetimesAsPythonReadsThem(t *testing.T) {
+	f, err := os.Open("testdata/python-datetimes.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header
+	n := 0
+	for sc.Scan() {
+		lit, want, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			t.Fatalf("bad row %q", sc.Text())
+		}
+		var form string
+		if err := json.Unmarshal([]byte(lit), &form); err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		n++
+		got := "refused"
+		if ts, err := ParseDatetime(form); err == nil {
+			got = strconv.FormatInt(ts.UnixMicro(), 10)
+		}
+		if got != want {
+			t.Errorf("%s: %s, Python %s", lit, got, want)
+		}
+		if accepted := checkDatetime("started_at", form) == nil; accepted != (want != "refused") {
+			t.Errorf("%s: checkDatetime accepts it: %v, Python reads it: %v", lit, accepted, want != "refused")
+		}
+	}
+	if n < 150 {
+		t.Errorf("%d forms, want the table's 150 or more", n)
+	}
+}
