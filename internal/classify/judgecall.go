@@ -28,6 +28,15 @@ func CallReply(c *schema.ModelCall, sampleError *string) *schema.Reply {
 	}
 }
 
+// AsReply is the class, rule and non-answer of a call's output read as the
+// sample's reply (CallReply with the sample's error): the final reply's, from
+// its last generation (replies.final_class).
+func AsReply(c *schema.ModelCall, sampleError *string) (class, rule string, nonAnswer bool) {
+	r := CallReply(c, sampleError)
+	Apply(r)
+	return r.Class, r.ClassRule, r.NonAnswer
+}
+
 // ApplyCall sets class, class_rule and non_answer on a model call that is a
 // generation of the model under test (vocab.IsGeneration), from its own
 // output: the same rules as a reply's, one classifier.

@@ -360,9 +360,7 @@ func finalReply(r *schema.Reply, calls []schema.ModelCall, final int) {
 	c := &calls[final]
 	idx := c.CallIndex
 	r.FinalCallIndex = &idx
-	f := classify.CallReply(c, r.SampleError)
-	classify.Apply(f)
-	r.FinalClass, r.FinalClassRule, r.FinalNonAnswer = f.Class, f.ClassRule, f.NonAnswer
+	r.FinalClass, r.FinalClassRule, r.FinalNonAnswer = classify.AsReply(c, r.SampleError)
 }
 
 // usableOutput reports whether sample.output can stand for the reply: it

@@ -95,9 +95,8 @@ func Dataset(ctx context.Context, data string) (*Result, error) {
 					g.nonAnswer++
 				}
 				if c.CallIndex > g.last {
-					f := classify.CallReply(c, raised[k])
-					classify.Apply(f)
-					g.last, g.class, g.rule, g.na = c.CallIndex, f.Class, f.ClassRule, f.NonAnswer
+					g.last = c.CallIndex
+					g.class, g.rule, g.na = classify.AsReply(c, raised[k])
 				}
 			}
 			if (before == nil) != (c.ClassRule == nil) || (before != nil && *before != *c.ClassRule) {

@@ -36,7 +36,7 @@ import (
 //
 // Beside the stages, turns is the part of extract that classifies every
 // generation of the model under test and the final reply (classify.ApplyCall,
-// classify.CallReply, ingest.finalReply on the stack): what classifying every
+// classify.AsReply, ingest.finalReply on the stack): what classifying every
 // turn costs, which issue 35 bounds at 5% of ingest.
 var stages = []string{"inflate", "scan/decode", "extract", "parquet encode", "parquet compress", "hash", "commit", "pipeline", "runtime"}
 
@@ -92,7 +92,7 @@ func stageOf(stack []string) string {
 // isTurns reports whether a stack is classifying a turn (see stages).
 func isTurns(stack []string) bool {
 	for _, f := range stack {
-		if strings.HasPrefix(f, "empties/internal/classify.ApplyCall") || strings.HasPrefix(f, "empties/internal/classify.CallReply") ||
+		if strings.HasPrefix(f, "empties/internal/classify.ApplyCall") || strings.HasPrefix(f, "empties/internal/classify.AsReply") ||
 			strings.HasPrefix(f, "empties/internal/ingest.finalReply") {
 			return true
 		}
