@@ -878,7 +878,9 @@ func TestTurnsOnThePages(t *testing.T) {
 func TestJudgeInTheSolverIsNoFinalReply(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir() // its own: rescore writes into it
-	writeDataset(t, testutil.Path(t, "testdata", "profiles", "air_bench.eval"), dir)
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles", "air_bench.eval")}, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
 	open := func(hs *httptest.Server) string {
 		r := testutil.Query(t, dir, "SELECT log_id, sample_id, epoch FROM replies WHERE generations > 1 ORDER BY sample_id LIMIT 1")
 		if len(r) == 0 {
