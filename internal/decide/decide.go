@@ -18,6 +18,7 @@ import (
 	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/measures"
+	"empties/internal/numfmt"
 	"empties/internal/store"
 	"empties/internal/vocab"
 	"empties/schema"
@@ -148,6 +149,14 @@ func (u unit) toPP(v float64) float64 {
 	return v
 }
 
+// show renders a value of the unit as the pages do.
+func (u unit) show(v float64) string {
+	if u == share {
+		return numfmt.Percent(v)
+	}
+	return numfmt.PP(v)
+}
+
 func (u unit) format(v float64) string {
 	if u == share {
 		return fmt.Sprintf("%g%%", v*100)
@@ -159,7 +168,7 @@ func (u unit) format(v float64) string {
 // each verdict. In Met and NotMet, {evals} is replaced by the evals of the
 // cells that met the rule and {threshold} by the first test's threshold.
 type rule struct {
-	ID, Question        string
+	ID, Title, Question string
 	Tests               []test
 	Text                string // the threshold in words, with one %s per test (its comparator and value)
 	Met, NotMet, NoData string
@@ -173,26 +182,36 @@ type test struct {
 	Key   string     // the manifest threshold (thresholds: in data/study.yaml)
 	Cmp   comparator // how a cell's value meets the threshold
 	Unit  unit       // of the value, the bar and the threshold
+	// Found says in plain words what the test's largest value is: {value}
+	// and {cell} are that value (in its unit) and its cell.
+	Found string
 }
 
 // cell is one row behind a rule.
 type cell struct {
 	name, detail, kind string
 	value              float64
+	low, high          *float64 // its interval, in its unit, where the query gives one
 	bar                *float64 // the cell's own threshold, where larger than the manifest's
 	test               int      // index of the rule's test that yielded it
 	unit               unit     // of value, as the test's
 	hit                bool
 }
 
-// String is the cell as the decisions table lists it: a share as a
-// percentage (as the report shows every share; the query's detail gives
-// its interval in percent too), a D3 delta as points.
+// String is the cell as the decisions table lists it: its number as the
+// report shows it (numfmt: a share as a percentage with its interval, a D3
+// delta in percentage points with its unit), then the query's detail.
 func (c cell) String() string {
-	if c.unit == share {
-		return fmt.Sprintf("%s: %.4g%%%s", c.name, c.value*100, c.detail)
+	return c.name + ": " + c.number() + c.detail
+}
+
+// number is the cell's value, with its interval where it has one.
+func (c cell) number() string {
+	s := c.unit.show(c.value)
+	if c.low != nil && c.high != nil {
+		s += " " + numfmt.Interval(c.unit.show(*c.low), c.unit.show(*c.high))
 	}
-	return fmt.Sprintf("%s: %.4g%s", c.name, c.value, c.detail)
+	return s
 }
 
 // result is a rule's evaluated cells.
@@ -274,21 +293,92 @@ func (res result) decision(th manifest.Thresholds) schema.Decision {
 			tables = append(tables, t.Table)
 		}
 	}
-	dec := schema.Decision{Rule: r.ID, Question: r.Question, Threshold: fmt.Sprintf(r.Text, bars...),
+	dec := schema.Decision{Rule: r.ID, Title: r.Title, Question: r.Question, Threshold: fmt.Sprintf(r.Text, bars...),
 		Inputs: strings.Join(tables, ", ")}
 	// The deciding number is the first test's largest value, in its unit.
-	dec.Value = maxOf(where(res.cells, func(c cell) bool { return c.test == 0 }))
+	first := where(res.cells, func(c cell) bool { return c.test == 0 })
+	dec.Value = maxOf(first)
 	v0, _ := threshold(th, r.Tests[0].Key)
 	fill := strings.NewReplacer("{evals}", evalsOf(hits(res.cells)), "{threshold}", r.Tests[0].Unit.format(v0))
+	var shown []cell
 	switch dec.Verdict = verdictOf(res.cells); dec.Verdict {
 	case vocab.VerdictNoData:
 		dec.Recommendation = r.NoData
 	case vocab.VerdictMet:
-		dec.Recommendation, dec.Cells = fill.Replace(r.Met), list(hits(res.cells))
+		shown = hits(res.cells)
+		dec.Recommendation = fill.Replace(r.Met)
 	default:
-		dec.Recommendation, dec.Cells = fill.Replace(r.NotMet), list(res.cells)
+		shown = res.cells
+		dec.Recommendation = fill.Replace(r.NotMet)
 	}
+	dec.Cells = list(shown)
+	if top := largest(first); top != nil {
+		dec.DecidingCell = &top.name
+	}
+	dec.Finding = res.finding(dec, shown)
 	return dec
+}
+
+// finding is the decision in one plain sentence: what each test's largest
+// value is and where, the verdict against the threshold, the recommendation.
+func (res result) finding(dec schema.Decision, shown []cell) string {
+	r := res.rule
+	if dec.Verdict == vocab.VerdictNoData {
+		return "Not enough data yet: " + dec.Recommendation + "."
+	}
+	var found []string
+	for ti, t := range r.Tests {
+		top := largest(where(res.cells, func(c cell) bool { return c.test == ti }))
+		if top == nil || t.Found == "" {
+			continue
+		}
+		found = append(found, strings.NewReplacer("{value}", top.number(), "{cell}", top.name).Replace(t.Found))
+	}
+	s := capitalize(strings.Join(found, "; ")) + ". "
+	if dec.Verdict == vocab.VerdictMet {
+		s += fmt.Sprintf("%s of %d cells meet the threshold (%s), so the pre-registration's recommendation applies: %s.",
+			capitalize(cellsWord(distinct(shown))), distinct(res.cells), dec.Threshold, dec.Recommendation)
+	} else {
+		s += fmt.Sprintf("No cell meets the threshold (%s): %s.", dec.Threshold, dec.Recommendation)
+	}
+	return s
+}
+
+// distinct counts the cells of different names (a cell of two tests counts
+// once).
+func distinct(cs []cell) int {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		seen[c.name] = true
+	}
+	return len(seen)
+}
+
+// cellsWord counts cells in words: one cell, 3 cells.
+func cellsWord(n int) string {
+	if n == 1 {
+		return "one"
+	}
+	return fmt.Sprint(n)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// largest is the cell with the largest value (the first of those tied), nil
+// for none.
+func largest(cs []cell) *cell {
+	var top *cell
+	for i := range cs {
+		if top == nil || cs[i].value > top.value {
+			top = &cs[i]
+		}
+	}
+	return top
 }
 
 // threshold is the manifest's value for a thresholds: key (manifest.Thresholds.Value).
@@ -325,6 +415,7 @@ func (d *decider) cells(t test, ti int) ([]cell, error) {
 		c := cell{test: ti, unit: t.Unit}
 		var v, bar sql.NullFloat64
 		var detail, kind sql.NullString
+		var low, high sql.NullFloat64
 		dest := []any{&c.name, &v, &detail}
 		for _, col := range cols[3:] {
 			switch col {
@@ -332,6 +423,10 @@ func (d *decider) cells(t test, ti int) ([]cell, error) {
 				dest = append(dest, &bar)
 			case "kind":
 				dest = append(dest, &kind)
+			case "low":
+				dest = append(dest, &low)
+			case "high":
+				dest = append(dest, &high)
 			default:
 				return nil, fmt.Errorf("decide: unexpected column %s in a query on %s", col, t.Table)
 			}
@@ -346,12 +441,19 @@ func (d *decider) cells(t test, ti int) ([]cell, error) {
 		if bar.Valid && !math.IsNaN(bar.Float64) {
 			c.bar = &bar.Float64
 		}
+		if low.Valid && high.Valid && !math.IsNaN(low.Float64) && !math.IsNaN(high.Float64) {
+			c.low, c.high = &low.Float64, &high.Float64
+		}
 		out = append(out, c)
 	}
 	return out, rows.Err()
 }
 
+// list lists cells largest value first (ties in the query's order), so the
+// first one shown is the deciding cell.
 func list(cs []cell) string {
+	cs = slices.Clone(cs)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].value > cs[j].value })
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.String()
@@ -396,8 +498,8 @@ func evalsOf(cs []cell) string {
 
 // hypothesis is one of H1-H4: a truth table over the rules' facts.
 type hypothesis struct {
-	ID, Question, Threshold, Inputs string
-	Table                           []when
+	ID, Title, Question, Threshold, Inputs string
+	Table                                  []when
 }
 
 // when is one row of a hypothesis's truth table: if every fact named in If
@@ -414,7 +516,7 @@ type is map[string]string
 
 // decide evaluates the truth table.
 func (h hypothesis) decide(results map[string]result) schema.Decision {
-	dec := schema.Decision{Rule: h.ID, Question: h.Question, Threshold: h.Threshold, Inputs: h.Inputs, Verdict: vocab.VerdictInconclusive}
+	dec := schema.Decision{Rule: h.ID, Title: h.Title, Question: h.Question, Threshold: h.Threshold, Inputs: h.Inputs, Verdict: vocab.VerdictInconclusive}
 	for _, row := range h.Table {
 		holds := true
 		for name, want := range row.If {
@@ -431,6 +533,7 @@ func (h hypothesis) decide(results map[string]result) schema.Decision {
 		}
 	}
 	dec.Recommendation = hypothesisNotes[dec.Verdict]
+	dec.Finding = fmt.Sprintf("%s: %s (%s, from %s).", capitalize(h.Question), dec.Verdict, dec.Recommendation, h.Inputs)
 	return dec
 }
 

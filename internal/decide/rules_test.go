@@ -3,6 +3,7 @@ package decide
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"empties/internal/manifest"
@@ -41,7 +42,7 @@ func TestEveryTestHasItsQueryFile(t *testing.T) {
 				t.Errorf("%s: sql/%s yields %v", r.ID, q.File, q.Columns)
 			}
 			for _, c := range q.Columns[3:] {
-				if c != "bar" && c != "kind" {
+				if c != "bar" && c != "kind" && c != "low" && c != "high" {
 					t.Errorf("%s: sql/%s yields %s", r.ID, q.File, c)
 				}
 			}
@@ -159,13 +160,13 @@ func TestHypothesisTables(t *testing.T) {
 		{"H2 no data", "H2", nil, vocab.VerdictNoData, ""},
 		{"H3 no data", "H3", nil, vocab.VerdictNoData, ""},
 		{"H3 the largest change in pp is a safety eval's", "H3",
-			[]result{mk("D3", hit("air_bench × r × default", "refusal", 41.3), hit("xstest_safe × r × default", "refusal", 29.17), hit("gpqa × r × default", "capability", 5))}, vocab.VerdictSupported, "air_bench × r × default: 41.3"},
+			[]result{mk("D3", hit("air_bench × r × default", "refusal", 41.3), hit("xstest_safe × r × default", "refusal", 29.17), hit("gpqa × r × default", "capability", 5))}, vocab.VerdictSupported, "air_bench × r × default: 41.3 pp"},
 		{"H3 the largest is a capability eval's, a safety eval meets", "H3",
-			[]result{mk("D3", hit("a × r × default", "refusal", 3), hit("g × r × default", "capability", 12))}, vocab.VerdictInconclusive, "g × r × default: 12"},
+			[]result{mk("D3", hit("a × r × default", "refusal", 3), hit("g × r × default", "capability", 12))}, vocab.VerdictInconclusive, "g × r × default: 12 pp"},
 		{"H3 the largest is a safety eval's that misses its bar", "H3",
 			[]result{mk("D3", miss("a × r × default", "refusal", 20), hit("g × r × default", "capability", 12))}, vocab.VerdictAgainst, ""},
 		{"H3 tie for the largest within tolerance, one safety", "H3",
-			[]result{mk("D3", hit("g × r × default", "capability", seven/n*100), hit("a × r × default", "refusal", (1-seventeen/n)*100))}, vocab.VerdictSupported, "a × r × default: 29.17"},
+			[]result{mk("D3", hit("g × r × default", "capability", seven/n*100), hit("a × r × default", "refusal", (1-seventeen/n)*100))}, vocab.VerdictSupported, "a × r × default: 29.17 pp"},
 		{"H3 no safety eval meets", "H3", []result{mk("D3", miss("a × r × default", "refusal", 0.5), hit("g × r × default", "capability", 12))}, vocab.VerdictAgainst, ""},
 		{"H4 met", "H4", []result{mk("D4", hit("e × j × empty", "", 0.5))}, vocab.VerdictSupported, ""},
 		{"H4 clean (zero up to noise)", "H4", []result{mk("D4", miss("e × j × empty", "", 0), miss("e × j × empty", "", 1e-17))}, vocab.VerdictAgainst, ""},
@@ -205,19 +206,57 @@ func TestEveryRuleReadsAManifestThreshold(t *testing.T) {
 	}
 }
 
-// A share is listed as the report shows every share, a percentage; a D3
-// delta as the points it is.
+// A share is listed as the report shows every share, a percentage with its
+// interval (numfmt, the report's own formats); a D3 delta as the points it
+// is, with its unit.
 func TestCellsListSharesInPercent(t *testing.T) {
+	lo, hi := 0.0149, 0.354
 	for _, c := range []struct {
 		c    cell
 		want string
 	}{
-		{cell{name: "e × r", value: 1.0 / 12, detail: " [1.49%, 35.4%], n=12", unit: share}, "e × r: 8.333% [1.49%, 35.4%], n=12"},
+		{cell{name: "e × r", value: 1.0 / 12, low: &lo, high: &hi, detail: ", 12 samples", unit: share}, "e × r: 8.3% [1.5%, 35.4%], 12 samples"},
 		{cell{name: "e × r", value: 0, detail: "", unit: share}, "e × r: 0%"},
-		{cell{name: "e × r × default", value: 41.29, detail: " (P3 − P0 = 41.29 pp)", unit: pp}, "e × r × default: 41.29 (P3 − P0 = 41.29 pp)"},
+		{cell{name: "e × r × default", value: 41.29, detail: " (P3 − P0 = +41.29 pp)", unit: pp}, "e × r × default: 41.29 pp (P3 − P0 = +41.29 pp)"},
 	} {
 		if got := c.c.String(); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)
 		}
+	}
+}
+
+// A decision lists its cells largest first, names the deciding cell, and
+// says in one sentence what was found (the deciding cell and its number),
+// against which threshold, and what it recommends.
+func TestDecisionSaysWhatWasFound(t *testing.T) {
+	var d1a rule
+	for _, r := range rules {
+		if r.ID == "D1a.raise" {
+			d1a = r
+		}
+	}
+	raise, helper := 0.05, 0.01
+	th := manifest.Thresholds{D1aRecommendRaise: &raise, D1aRecommendHelper: &helper}
+	lo, hi := 0.138, 0.609
+	res := result{rule: d1a, cells: d1a.Tests[0].mark(0.05, []cell{
+		{name: "air_bench × a", value: 1.0 / 12, unit: share},
+		{name: "gpqa × b", value: 0.01, unit: share},
+		{name: "xstest_safe × c", value: 1.0 / 3, low: &lo, high: &hi, detail: ", 12 samples", unit: share},
+	})}
+	dec := res.decision(th)
+	if !strings.HasPrefix(dec.Cells, "xstest_safe × c: 33.3% [13.8%, 60.9%], 12 samples; air_bench × a: 8.3%") {
+		t.Errorf("cells %q: the deciding cell first", dec.Cells)
+	}
+	if dec.DecidingCell == nil || *dec.DecidingCell != "xstest_safe × c" {
+		t.Errorf("deciding cell %v", dec.DecidingCell)
+	}
+	want := "The largest share of samples whose reply hit the token limit before writing anything (truncated_empty) is 33.3% [13.8%, 60.9%], in xstest_safe × c (eval × reasoning route, default arm). " +
+		"2 of 3 cells meet the threshold (≥ 5% in any cell), so the pre-registration's recommendation applies: raise max_tokens for reasoning models (or leave it unset) in: air_bench, xstest_safe."
+	if dec.Finding != want {
+		t.Errorf("finding\n  %q\nwant\n  %q", dec.Finding, want)
+	}
+	none := result{rule: d1a, cells: d1a.Tests[0].mark(0.05, []cell{{name: "gpqa × b", value: 0.01, unit: share}})}.decision(th)
+	if !strings.HasSuffix(none.Finding, "No cell meets the threshold (≥ 5% in any cell): no eval needs to raise max_tokens on this rule.") {
+		t.Errorf("finding when not met: %q", none.Finding)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +171,21 @@ func TestStagingViewsRefuseOtherColumns(t *testing.T) {
 	defer file.Close()
 	if got := one(t, file, "SELECT log_id FROM replies"); got != "A" {
 		t.Errorf("view file: %s", got)
+	}
+	// A later stage's table of another version (decisions before it had a
+	// finding) is as if not computed: readers open the dataset without it,
+	// and its stage runs and writes it anew.
+	later := t.TempDir()
+	writeTables(t, later, map[string][2]string{
+		"replies":   {`INSERT INTO replies (log_id, sample_id, epoch) VALUES ('A', '1', 1)`, "SELECT * FROM replies"},
+		"decisions": {`INSERT INTO decisions (rule) VALUES ('D1b')`, "SELECT * EXCLUDE (finding) FROM decisions"},
+	})
+	db, present, err := duck.OpenDataset(ctx, later)
+	if err != nil {
+		t.Fatalf("a stale decisions table: %v", err)
+	}
+	defer db.Close()
+	if slices.Contains(present, "decisions") || !slices.Contains(present, "replies") {
+		t.Errorf("tables %v: want replies without the stale decisions", present)
 	}
 }

@@ -161,7 +161,7 @@ func golden(t *testing.T, path, what string, got []byte) {
 // page formats them (index.html renders the same cells); each table of "All
 // tables" from its tables/<name>.md, whose cells are not cut for the index
 // page. What differs from run to run or checkout to checkout is written as
-// such: the repository's root as REPO; analyze_runs' seconds and run_at as
+// such: the repository's root as REPO; analyze_runs' seconds and run_at (labels seconds, run at) as
 // "…"; a log's id (a hash of its absolute path) as log#N, N its path's rank,
 // and the rows of a table that shows one sorted (their order was the hash's).
 func reportTables(t *testing.T, data, report string) []byte {
@@ -216,7 +216,7 @@ var foldedTable = regexp.MustCompile("^\\*\\*.*: `([a-z0-9_]+)`, [0-9,]+ rows\\*
 
 // volatileNote is a column of analyze_runs that differs on every run, as a
 // note of what every row shares names it.
-var volatileNote = regexp.MustCompile(`\b(seconds|run_at) [^,]+?(, |\.$)`)
+var volatileNote = regexp.MustCompile(`\b(seconds|run at) [^,]+?(, |\.$)`)
 
 // tableLines keeps the lines of a Markdown page that show tables (see
 // reportTables), made stable.
@@ -250,7 +250,7 @@ func tableLines(lines []string, stable *strings.Replacer) []string {
 		case strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "|-"): // a header
 			volatile = map[int]bool{}
 			for k, c := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |"), " | ") {
-				volatile[k] = c == "seconds" || c == "run_at"
+				volatile[k] = c == "seconds" || c == "run at" // analyze_runs' labels
 			}
 			out = append(out, r)
 		case strings.HasPrefix(l, "|"), strings.HasPrefix(l, "#"), strings.HasPrefix(l, "**") && strings.HasSuffix(l, "**"), strings.HasPrefix(l, "- No rows: "):

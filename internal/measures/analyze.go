@@ -35,6 +35,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -247,25 +248,34 @@ func printSummary(w io.Writer, dir string, results []*Result, elapsed time.Durat
 	fmt.Fprintf(w, "analyze: %d tables written to %s in %.1fs (%d ok, %d empty, %d skipped for missing inputs or no manifest)\n",
 		len(results)+1, dir, elapsed.Seconds(), counts["ok"], counts["empty"], counts["skipped"])
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	// The outputs a manifest would give are named on one line, not one each.
+	var study []string
 	for _, r := range results {
 		note := ""
 		switch r.Status() {
 		case "skipped":
 			var tables []string
+			manifest := false
 			for _, m := range r.Missing {
 				if m == manifestInput {
-					note = "skipped: needs the manifest (--manifest)"
+					manifest = true
 				} else {
 					tables = append(tables, m)
 				}
 			}
-			if note == "" {
-				note = "skipped: no " + strings.Join(tables, ", ") + " table in the dataset"
+			if manifest { // its missing tables are the study's, which a manifest gives
+				study = append(study, r.Step.Output)
+				continue
 			}
+			note = "skipped: no " + strings.Join(tables, ", ") + " table in the dataset"
 		case "empty":
 			note = "empty: no rows to count"
 		}
 		fmt.Fprintf(tw, "  %s\t%d rows\t%s\n", r.Step.Output, r.Rows, note)
 	}
 	tw.Flush()
+	if len(study) > 0 {
+		sort.Strings(study)
+		fmt.Fprintf(w, "  not computed without the manifest (--manifest): %s\n", strings.Join(study, ", "))
+	}
 }

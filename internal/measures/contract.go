@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"empties/internal/duck"
+	"empties/schema"
 )
 
 // Contract is the promise an output table keeps (sql/marts/<output>.yml): its
@@ -28,12 +29,24 @@ type Contract struct {
 	Invariants []Invariant `yaml:"invariants"`
 }
 
-// Column is one column of an output.
+// Column is one column of an output: its name, type and meaning, and how a
+// page shows it (label, format, of, show: schema/formats.go), which every
+// column declares.
 type Column struct {
 	Name    string `yaml:"name"`
 	Type    string `yaml:"type"`
 	NotNull bool   `yaml:"not_null"`
+	Label   string `yaml:"label"`
+	Format  string `yaml:"format"`
+	Of      string `yaml:"of"`
+	Show    string `yaml:"show"`
 	Doc     string `yaml:"doc"`
+}
+
+// Display is the column as schema describes a shown column.
+func (c Column) Display() schema.Column {
+	return schema.Column{Name: c.Name, Type: c.Type, Nullable: !c.NotNull, Doc: c.Doc,
+		Label: c.Label, Format: c.Format, Of: c.Of, Show: c.Show}
 }
 
 // Invariant is a named query that returns the rows breaking it.
@@ -114,6 +127,10 @@ func (c *Contract) validate() error {
 		return fmt.Errorf("no columns")
 	}
 	cols := map[string]bool{}
+	var names []string
+	for _, col := range c.Columns {
+		names = append(names, col.Name)
+	}
 	for _, col := range c.Columns {
 		if col.Name == "" || !columnTypes[col.Type] {
 			return fmt.Errorf("column %q: type %q is not one of VARCHAR, BIGINT, INTEGER, DOUBLE, BOOLEAN, VARCHAR[], TIMESTAMP WITH TIME ZONE", col.Name, col.Type)
@@ -123,6 +140,9 @@ func (c *Contract) validate() error {
 		}
 		if cols[col.Name] {
 			return fmt.Errorf("column %q listed twice", col.Name)
+		}
+		if err := schema.CheckDisplay(col.Display(), names); err != nil {
+			return err
 		}
 		cols[col.Name] = true
 	}

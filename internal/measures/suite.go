@@ -71,6 +71,10 @@ type Header struct {
 	Columns []string
 	Given   []string
 	Holes   []string
+	// Derived are the columns a query computes that no table declares, as
+	// a page shows them (-- derived: name: format, label; ...): a report
+	// query's list of classes, a renamed count.
+	Derived []schema.Column
 	// Checks only: the invariant, as `empties check` names it when broken.
 	Invariant string
 }
@@ -137,8 +141,14 @@ func ParseHeader(file, text string) (Header, string, error) {
 			h.Holes = splitList(val)
 		case "invariant":
 			h.Invariant = val
+		case "derived":
+			d, err := parseDerived(val)
+			if err != nil {
+				return h, "", fmt.Errorf("line %d: derived: %w", i+1, err)
+			}
+			h.Derived = d
 		default:
-			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional; for a query also columns, given, holes; for a check invariant, holes)", i+1, key)
+			return h, "", fmt.Errorf("line %d: unknown header key %q (keys: output, kind, grain, measure, needs, optional; for a query also columns, given, holes, derived; for a check invariant, holes)", i+1, key)
 		}
 	}
 	if i == 0 {
@@ -155,8 +165,8 @@ func ParseHeader(file, text string) (Header, string, error) {
 	}
 	switch h.Kind {
 	case KindMacro, KindView, KindTable, KindOutput:
-		if len(h.Columns)+len(h.Given)+len(h.Holes) > 0 || h.Invariant != "" {
-			return h, "", fmt.Errorf("header: columns, given and holes are keys of a query or check, invariant of a check, not of a %s", h.Kind)
+		if len(h.Columns)+len(h.Given)+len(h.Holes)+len(h.Derived) > 0 || h.Invariant != "" {
+			return h, "", fmt.Errorf("header: columns, given, holes and derived are keys of a query or check, invariant of a check, not of a %s", h.Kind)
 		}
 	case KindQuery:
 		if len(h.Columns) == 0 {
@@ -182,6 +192,28 @@ func ParseHeader(file, text string) (Header, string, error) {
 		return h, "", fmt.Errorf("header: measure is empty: name the pre-registration measure the file implements")
 	}
 	return h, strings.Join(lines[i:], "\n"), nil
+}
+
+// parseDerived reads a query's derived columns: "name: format, label" each,
+// separated by semicolons.
+func parseDerived(s string) ([]schema.Column, error) {
+	var out []schema.Column
+	for _, part := range strings.Split(s, ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		name, rest, ok := strings.Cut(part, ":")
+		format, label, ok2 := strings.Cut(rest, ",")
+		c := schema.Column{Name: strings.TrimSpace(name), Format: strings.TrimSpace(format), Label: strings.TrimSpace(label)}
+		if !ok || !ok2 || !nameRe.MatchString(c.Name) {
+			return nil, fmt.Errorf("%q: write each as name: format, label (e.g. non_answer_classes: identifier, non-answers by class)", strings.TrimSpace(part))
+		}
+		if err := schema.CheckDisplay(c, nil); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func splitList(s string) []string {

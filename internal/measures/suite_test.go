@@ -140,9 +140,9 @@ func TestSuiteValidation(t *testing.T) {
 		return "-- output: " + name + "\n-- kind: output\n-- grain: one row per eval\n-- measure: m (pre-registration §5)\n-- needs: " + needs + "\nSELECT 1 AS eval\n"
 	}
 	contract := func(name string) string {
-		return "output: " + name + "\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, doc: d}\n"
+		return "output: " + name + "\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, label: eval, format: count, doc: d}\n"
 	}
-	runs := "output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, doc: d}\n"
+	runs := "output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, label: table, format: identifier, doc: d}\n"
 	base := fstest.MapFS{
 		"marts/a.sql":            {Data: []byte(good("a", "replies"))},
 		"marts/a.yml":            {Data: []byte(contract("a"))},
@@ -180,6 +180,10 @@ func TestSuiteValidation(t *testing.T) {
 		{"no contract", fstest.MapFS{"marts/b.sql": {Data: []byte(good("b", "replies"))}}, `output "b" has no contract: write sql/marts/b.yml`},
 		{"contract grain differs", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "one row per eval", "one row per eval × route", 1))}}, "differs from sql/marts/a.sql's header grain"},
 		{"contract without a file", fstest.MapFS{"marts/z.yml": {Data: []byte(contract("z"))}}, `a contract for "z", which no .sql file outputs`},
+		{"a column without a label", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "label: eval, ", "", 1))}}, `column "eval": no label`},
+		{"a column without a format", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "format: count, ", "", 1))}}, `column "eval": format "" is not one of identifier, text, count`},
+		{"an interval end of no column", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "format: count, ", "format: interval_low, of: rate, ", 1))}}, `an interval_low names the column it is the interval of (of: <column>), not "rate"`},
+		{"an unknown show", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "format: count, ", "format: count, show: sometimes, ", 1))}}, `show "sometimes" is not study or never`},
 		{"contract key not a column", fstest.MapFS{"marts/a.yml": {Data: []byte(strings.Replace(contract("a"), "key: [eval]", "key: [route]", 1))}}, `key column "route" is not a column`},
 		{"a query without columns", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
 		{"a query hole not declared", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
@@ -322,8 +326,8 @@ func btoi(b bool) int {
 func TestCheckAndQueryHeaders(t *testing.T) {
 	fsys := fstest.MapFS{
 		"marts/a.sql":            {Data: []byte("-- output: a\n-- kind: output\n-- grain: one row per eval\n-- measure: m (pre-registration §5)\n-- needs: replies\nSELECT 1 AS eval\n")},
-		"marts/a.yml":            {Data: []byte("output: a\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, doc: d}\n")},
-		"marts/analyze_runs.yml": {Data: []byte("output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, doc: d}\n")},
+		"marts/a.yml":            {Data: []byte("output: a\ngrain: one row per eval\nkey: [eval]\ncolumns:\n  - {name: eval, type: INTEGER, label: eval, format: count, doc: d}\n")},
+		"marts/analyze_runs.yml": {Data: []byte("output: analyze_runs\ngrain: " + runsGrain + "\nkey: [output]\ncolumns:\n  - {name: output, type: VARCHAR, label: table, format: identifier, doc: d}\n")},
 		"queries/q.sql":          {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per eval\n-- measure: x\n-- needs: a\n-- columns: eval\nSELECT eval FROM a")},
 		"checks/c.sql":           {Data: []byte("-- output: c\n-- kind: check\n-- invariant: every log is counted\n-- grain: one row per log not counted\n-- needs: logs\n-- holes: counted\nSELECT path FROM logs WHERE set_status <> {{counted}}")},
 	}

@@ -19,30 +19,27 @@ import (
 // freshVenv makes a virtual environment of its own (no pip, no packages)
 // that sees the project venv's site-packages through a .pth file, so the
 // package's dependencies (the pinned inspect_ai) and the build backend are
-// there without a download, and what is installed goes into the new one.
+// there without a download, and what is installed goes into the new one
+// (scripts/wheel/fresh_venv.py, as `make notebook` makes its venv).
 func freshVenv(t *testing.T, dir string) string {
 	t.Helper()
 	py, _ := python(t)
-	if out, err := exec.Command(py, "-m", "venv", "--without-pip", dir).CombinedOutput(); err != nil {
-		t.Fatalf("venv: %v\n%s", err, out)
-	}
-	shared, err := exec.Command(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").Output()
+	out, err := exec.Command(py, testutil.Path(t, "scripts", "wheel", "fresh_venv.py"), dir).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fresh_venv.py %s: %v", dir, err)
 	}
-	own, err := filepath.Glob(filepath.Join(dir, "lib", "python3*", "site-packages"))
-	if err != nil || len(own) != 1 {
-		t.Fatalf("site-packages of %s: %v %v", dir, own, err)
-	}
-	if err := os.WriteFile(filepath.Join(own[0], "project-venv.pth"), []byte(strings.TrimSpace(string(shared))+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "bin", "python")
+	return strings.TrimSpace(string(out))
 }
 
 // run runs a command with an environment that names no package path, so the
 // interpreter imports what its own venv holds.
 func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	return runWith(t, dir, nil, name, args...)
+}
+
+// runWith is run with more variables in the environment.
+func runWith(t *testing.T, dir string, more []string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -51,6 +48,7 @@ func run(t *testing.T, dir, name string, args ...string) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, more...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
@@ -236,7 +234,9 @@ func TestBuildFromAReadOnlyCopy(t *testing.T) {
 			if len(got) != 4 || got[0] != version || !strings.HasPrefix(got[1], dir) || got[2] != oldest || got[3] != newest {
 				t.Fatalf("in the venv of inspect_ai %s: inspect_ai, empties, INSPECT_AI_TESTED are %v (want %s, installed in %s, %s %s)", version, got, version, dir, oldest, newest)
 			}
-			out := run(t, root, vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests")
+			// a copy of python/ alone builds a wheel without the binary: the
+			// frames' tests run this checkout's (EMPTIES_BIN)
+			out := runWith(t, root, []string{"EMPTIES_BIN=" + testutil.Binary(t)}, vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests")
 			t.Logf("inspect_ai %s: the sdist's tests: %s", version, lastLine([]byte(out)))
 		})
 	}

@@ -34,9 +34,15 @@ func python(t *testing.T) (string, []string) {
 
 func runPython(t *testing.T, dir string, stdin []byte, args ...string) []byte {
 	t.Helper()
+	return runPythonEnv(t, dir, stdin, nil, args...)
+}
+
+// runPythonEnv is runPython with more variables in the environment.
+func runPythonEnv(t *testing.T, dir string, stdin []byte, more []string, args ...string) []byte {
+	t.Helper()
 	py, env := python(t)
 	cmd := exec.Command(py, args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env = dir, append(env, more...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -48,12 +54,13 @@ func runPython(t *testing.T, dir string, stdin []byte, args ...string) []byte {
 	return stdout.Bytes()
 }
 
-// The package's own tests (pytest) and its type check (mypy --strict).
+// The package's own tests (pytest) and its type check (mypy --strict). The
+// tests of the frames run this checkout's binary (EMPTIES_BIN).
 func TestPythonPackage(t *testing.T) {
 	t.Parallel()
 	dir := testutil.Path(t, "python")
-	out := runPython(t, dir, nil, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests")
-	t.Logf("pytest: %s", lastLine(out))
+	out := runPythonEnv(t, dir, nil, []string{"EMPTIES_BIN=" + testutil.Binary(t)}, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "--durations=5", "tests")
+	t.Logf("pytest: %s", out)
 	out = runPython(t, dir, nil, "-m", "mypy", "--strict", "--cache-dir", filepath.Join(dir, ".mypy_cache"), "src", "tests")
 	t.Logf("mypy: %s", lastLine(out))
 }

@@ -41,16 +41,16 @@ var published = []struct{ name, title string }{
 	{"d4_judge_verdicts", "D4: verdict distribution per judge and form"},
 	{"headlines", "Headline metrics under P0-P3 with bootstrap intervals"},
 	{"p0_check", "P0 check: recomputed headline against the stored metric"},
-	{"class_rates", "Class rates per eval × route × arm (Wilson intervals)"},
+	{"class_rates", "Class rates per {eval} × {route}{ × arm} (Wilson intervals)"},
 	{"transient_share", "Transient share: control re-runs that became an answer"},
 	{"tight_vs_default", "HLE tight vs default, paired by sample"},
 	{"cost", "Cost per route and part"},
 	{"judge_calls_saved", "Judge calls saved by bypassing"},
 	{"rates_by_stop_reason", "Exploratory: rates by stop reason"},
 	{"rates_by_stop_category", "Exploratory: rates by stop_details category"},
-	{"overview", "Headline: non-answers, no replies and answers per route and for all routes (Wilson intervals)"},
-	{"overview_classes", "Headline by class: each class's share of the samples per route and for all routes"},
-	{"non_answer_rates", "Exploration: non-answer, no-reply, reasoning_only and tool_only shares per eval × route (Wilson intervals)"},
+	{"overview", "Headline: non-answers, no replies and answers per {route} and for all {routes} (Wilson intervals)"},
+	{"overview_classes", "Headline by class: each class's share of the samples per {route} and for all {routes}"},
+	{"non_answer_rates", "Exploration: non-answer, no-reply, reasoning_only and tool_only shares per {eval} × {route} (Wilson intervals)"},
 	{"truncation_by_max_tokens", "Exploration: stops at the token limit per effective max_tokens and its source"},
 	{"judge_calls_on_non_answers", "Exploration: judge calls that received a non-answer"},
 	{"reply_sources", "Exploration: how the replies were chosen"},
@@ -73,20 +73,28 @@ var perReply = map[string]bool{"replies": true, "scores": true, "model_calls": t
 // Summary is what a build wrote.
 type Summary struct {
 	Tables, Charts int
+	Images         int    // charts drawn as images for index.md
+	NoImages       string // why they were not, when a renderer was given and failed
 }
 
 // Build writes the report of the dataset open in db (present: its tables)
 // into dir, an existing folder: index.html and index.md, tables/<name>.csv,
 // .parquet and .md for every table the page lists, plots/<name>.vl.json for
-// every chart. It reads only the dataset's tables and computes no statistic
-// of its own, so the same tables give the same bytes; it touches nothing
-// outside dir. A server builds the same page into a folder of its own.
-func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summary, error) {
+// every chart, and plots/<name>.png for index.md where images draws them
+// (nil: none, and index.md says so). It reads only the dataset's tables and
+// computes no statistic of its own, so the same tables give the same bytes;
+// it touches nothing outside dir. A server builds the same page into a
+// folder of its own.
+func Build(ctx context.Context, db *sql.DB, present []string, dir string, images ChartImages) (Summary, error) {
 	queries, err := measures.LoadQueries()
 	if err != nil {
 		return Summary{}, err
 	}
-	b := &builder{ctx: ctx, db: db, queries: queries, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
+	desc, err := newDescriber()
+	if err != nil {
+		return Summary{}, err
+	}
+	b := &builder{ctx: ctx, db: db, queries: queries, desc: desc, dir: dir, have: map[string]bool{}, vocab: vocab.Export()}
 	for _, t := range present {
 		b.have[t] = true
 	}
@@ -103,6 +111,7 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	if err != nil {
 		return Summary{}, err
 	}
+	specs := map[string][]byte{}
 	for _, c := range b.charts {
 		spec, err := c.json()
 		if err != nil {
@@ -110,6 +119,31 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 		}
 		if err := os.WriteFile(filepath.Join(dir, "plots", c.name+".vl.json"), spec, 0o644); err != nil {
 			return Summary{}, err
+		}
+		specs[c.name] = spec
+	}
+	sum := Summary{}
+	switch {
+	case len(specs) == 0:
+	case images == nil:
+		b.imagesNote.why = "no chart renderer was given"
+	default:
+		pngs, err := images.Draw(ctx, specs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Summary{}, ctx.Err()
+			}
+			b.imagesNote.why = err.Error()
+			sum.NoImages = err.Error()
+		}
+		for _, c := range b.charts {
+			if png, ok := pngs[c.name]; ok {
+				if err := os.WriteFile(filepath.Join(dir, "plots", c.name+".png"), png, 0o644); err != nil {
+					return Summary{}, err
+				}
+				c.image = true
+				sum.Images++
+			}
 		}
 	}
 	md := p.markdown()
@@ -119,7 +153,8 @@ func Build(ctx context.Context, db *sql.DB, present []string, dir string) (Summa
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(p.htmlPage()), 0o644); err != nil {
 		return Summary{}, err
 	}
-	return Summary{Tables: len(b.written), Charts: len(b.charts)}, nil
+	sum.Tables, sum.Charts = len(b.written), len(b.charts)
+	return sum, nil
 }
 
 // Write builds the report of the dataset in dataDir into out, a new folder
@@ -147,7 +182,7 @@ func Write(ctx context.Context, dataDir, out string, more ...string) error {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return err
 	}
-	_, err = Build(ctx, db, present, out)
+	_, err = Build(ctx, db, present, out, nil)
 	return err
 }
 
@@ -156,16 +191,19 @@ type builder struct {
 	ctx     context.Context
 	db      *sql.DB
 	queries *measures.Queries // sql/queries/report_*.sql: every query the page runs
+	desc    *describer        // every shown column's label and format
 	dir     string
 	have    map[string]bool
 	study   bool // the dataset was placed in a study (rescore ran with a manifest)
 	vocab   vocab.Vocabulary
 	runs    map[string]analyzeRun
 	charts  []*chart
-	written []string // tables with files
-	ids     map[string]int
-	anchors map[string]int
-	cells   int64 // task × model cells of the default arm (overview.n_cells)
+	// imagesNote is index.md's line on why its charts are not images.
+	imagesNote imagesNote
+	written    []string // tables with files
+	ids        map[string]int
+	anchors    map[string]int
+	cells      int64 // task × model cells of the default arm (overview.n_cells)
 	// multi is the default arm's multi-turn counts; nil when no sample is
 	// multi-turn, and then the page has no multi-turn line, section or tables.
 	multi *turnsOverview
@@ -182,7 +220,7 @@ func (b *builder) readRuns() error {
 	if !b.have["analyze_runs"] {
 		return nil
 	}
-	_, _, rows, err := b.query("report_analyze_runs", nil)
+	_, rows, err := b.query("report_analyze_runs", nil)
 	if err != nil {
 		return fmt.Errorf("report: analyze_runs: %w", err)
 	}
@@ -199,13 +237,23 @@ func (b *builder) readRuns() error {
 }
 
 // query runs the query file sql/queries/<name>.sql, its holes filled, and
-// returns its columns, their DuckDB types and its rows.
-func (b *builder) query(name string, holes map[string]string, args ...any) ([]string, []string, [][]any, error) {
+// returns its columns and its rows.
+func (b *builder) query(name string, holes map[string]string, args ...any) ([]string, [][]any, error) {
 	rows, err := b.queries.Rows(b.ctx, b.db, name, holes, args...)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return scanTyped(rows)
+	return scanRows(rows)
+}
+
+// viewOf lays out the rows of query (over table, for a query whose hole a
+// table fills) by its columns' declarations.
+func (b *builder) viewOf(id, query, table string, cols []string, rows [][]any, o viewOptions) (*view, error) {
+	desc, err := b.describe(query, table, cols)
+	if err != nil {
+		return nil, err
+	}
+	return autoView(id, desc, rows, b.study, o), nil
 }
 
 // The headings other parts of the page link to.
@@ -215,6 +263,7 @@ const (
 	hExamples  = "Examples: what the replies look like"
 	hTables    = "All tables"
 	hDecisions = "Decisions"
+	hGlossary  = "Words of the study"
 )
 
 // h is a heading whose id is GitHub's anchor for its text, numbered as
@@ -237,8 +286,19 @@ func link(label, heading string) string { return "[" + label + "](#" + anchor(he
 
 // ratesTitle heads the per-cell tables.
 func (b *builder) ratesTitle() string {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	return fmt.Sprintf("Rates per %s × %s", eval, route)
+}
+
+// titleWords fills a title's mode words ({eval}, {route}, ...; " × arm" only
+// in a study, where the arm is a dimension: without a manifest every reply
+// is the default arm's).
+func (b *builder) titleWords(title string) string {
+	arm := ""
+	if b.study {
+		arm = " × arm"
+	}
+	return b.words(strings.ReplaceAll(title, "{ × arm}", arm))
 }
 
 // id returns an HTML id, unique on the page.
@@ -254,9 +314,9 @@ func (b *builder) id(s string) string {
 	return s
 }
 
-// words names things as the dataset has them: with a manifest an eval and
+// modeWords names things as the dataset has them: with a manifest an eval and
 // a route, without one the log's task and model.
-func (b *builder) words() (eval, evals, route, routes string) {
+func (b *builder) modeWords() (eval, evals, route, routes string) {
 	if b.study {
 		return "eval", "evals", "route", "routes"
 	}
@@ -274,7 +334,11 @@ func (b *builder) page(present []string) (*page, error) {
 		return p, nil
 	}
 	var sections []block
-	var err error
+	banner, err := b.simulatedBanner()
+	if err != nil {
+		return nil, err
+	}
+	sections = append(sections, banner...)
 	if b.multi, err = b.turns(); err != nil {
 		return nil, err
 	}
@@ -322,6 +386,30 @@ func (b *builder) page(present []string) (*page, error) {
 	return p, nil
 }
 
+// simulatedBanner says, above everything, when the replies are not a
+// provider's: logs whose model under test is inspect_ai's mockllm (the
+// demo's, the fixtures'), as the logs themselves record it.
+func (b *builder) simulatedBanner() ([]block, error) {
+	if !b.have["logs"] {
+		return nil, nil
+	}
+	_, rows, err := b.query("report_simulated", nil)
+	if err != nil {
+		return nil, fmt.Errorf("report: logs: %w", err)
+	}
+	n, _ := asInt(rows[0][0])
+	sim, _ := asInt(rows[0][1])
+	if sim == 0 {
+		return nil, nil
+	}
+	which := fmt.Sprintf("In %s of the %s logs read", count(sim), count(n))
+	if sim == n {
+		which = fmt.Sprintf("In every one of the %s logs read", count(n))
+	}
+	return []block{para{class: "banner", text: fmt.Sprintf("**Simulated replies.** %s, the model under test is inspect_ai's %s (the logs' `eval.model`), which returns scripted outputs, not a provider's replies. The numbers below show what the pipeline computes from such logs; they say nothing about how any real model or provider behaves.",
+		which, code(text(rows[0][2])))}}, nil
+}
+
 // table writes one dataset table's files (CSV at full precision, Parquet,
 // a Markdown page) and returns its view for the page: the rows of the query
 // file query (report_table or report_table_as_written) over the table.
@@ -331,7 +419,7 @@ func (b *builder) table(name, title, query string, o viewOptions) (*view, error)
 	if err != nil {
 		return nil, err
 	}
-	cols, types, rows, err := b.query(query, holes)
+	cols, rows, err := b.query(query, holes)
 	if err != nil {
 		return nil, fmt.Errorf("report: table %s: %w", name, err)
 	}
@@ -354,12 +442,17 @@ func (b *builder) table(name, title, query string, o viewOptions) (*view, error)
 	if _, err := b.db.ExecContext(b.ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", q, duck.Quote(base+".parquet"))); err != nil {
 		return nil, fmt.Errorf("report: table %s: parquet: %w", name, err)
 	}
+	shown, on := query, name
 	if o.shown != "" {
-		if cols, types, rows, err = b.query(o.shown, nil); err != nil {
+		if cols, rows, err = b.query(o.shown, nil); err != nil {
 			return nil, fmt.Errorf("report: table %s: %w", name, err)
 		}
+		shown, on = o.shown, ""
 	}
-	v := autoView(b.id("t-"+name), cols, types, rows, o)
+	v, err := b.viewOf(b.id("t-"+name), shown, on, cols, rows, o)
+	if err != nil {
+		return nil, err
+	}
 	v.csv = name
 	var md strings.Builder
 	fmt.Fprintf(&md, "# %s\n\n`%s`: %d rows. Files: [%[2]s.csv](%[2]s.csv) and [%[2]s.parquet](%[2]s.parquet) hold every column at full precision; `empties schema %[2]s` describes them.\n\n", title, name, len(rows))
@@ -425,7 +518,7 @@ func (b *builder) allTables(present []string) (block, error) {
 	titles := map[string]string{}
 	var order []string
 	for _, p := range published {
-		titles[p.name] = p.title
+		titles[p.name] = b.titleWords(p.title)
 		order = append(order, p.name)
 	}
 	var extra []string
@@ -457,7 +550,7 @@ func (b *builder) allTables(present []string) (block, error) {
 		q := "report_table"
 		switch name {
 		case "decisions":
-			o.keepConstant, o.keepOrder, o.shown, o.labels = true, true, "report_decisions", decisionLabels
+			o.keepConstant, o.keepOrder, o.shown = true, true, "report_decisions"
 			q = "report_table_as_written"
 		case "analyze_runs":
 			o.keepOrder = true

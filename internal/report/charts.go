@@ -32,6 +32,7 @@ type chart struct {
 	name, title string
 	spec        map[string]any
 	note        string // a line under the chart
+	image       bool   // plots/<name>.png was drawn for index.md
 }
 
 func (c *chart) json() ([]byte, error) {
@@ -45,6 +46,9 @@ func (c *chart) json() ([]byte, error) {
 }
 
 func (c *chart) md(b *strings.Builder) {
+	if c.image {
+		fmt.Fprintf(b, "![%s](plots/%s.png)\n\n", mdCell(c.title, 0), c.name)
+	}
 	fmt.Fprintf(b, "**Chart: %s.** Drawn in index.html; its Vega-Lite spec, data included, is [plots/%s.vl.json](plots/%s.vl.json) (in a notebook: `altair.Chart.from_dict(json.load(open(...)))`).", c.title, c.name, c.name)
 	if c.note != "" {
 		b.WriteString(" " + c.note)
@@ -69,6 +73,18 @@ func (c *chart) html(b *strings.Builder) {
 	fmt.Fprintf(b, " · <a href=\"plots/%s.vl.json\">Vega-Lite spec</a></figcaption>\n</figure>\n", c.name)
 }
 
+// imagesNote says in index.md why its charts are not images (empty: they
+// are); the HTML page draws them either way.
+type imagesNote struct{ why string }
+
+func (n *imagesNote) md(b *strings.Builder) {
+	if n.why != "" {
+		fmt.Fprintf(b, "The charts are drawn in index.html; their images for this page were not made: %s.\n\n", n.why)
+	}
+}
+
+func (n *imagesNote) html(*strings.Builder) {}
+
 // base is what every spec shares: the schema, a generic font, a plain view.
 func base(title string) map[string]any {
 	return map[string]any{
@@ -83,6 +99,27 @@ func base(title string) map[string]any {
 	}
 }
 
+// labelAxis is an axis of names (models, tasks, cells) given the room they
+// need: no length limit, so two names that differ only at their end (two
+// bedrock models) never read the same; a name past maxLabel characters is
+// cut in the middle, keeping its start and its end, and every mark's tooltip
+// holds it whole.
+func labelAxis(a map[string]any) map[string]any {
+	if a == nil {
+		a = map[string]any{}
+	}
+	a["labelLimit"] = 0
+	a["labelExpr"] = fmt.Sprintf("length(datum.label) > %d ? slice(datum.label, 0, %d) + '…' + slice(datum.label, -%d) : datum.label", maxLabel, maxLabel/2-1, maxLabel/2-1)
+	return a
+}
+
+// maxLabel is the longest axis label shown whole.
+const maxLabel = 72
+
+// tallRows is the number of rows from which an interval chart repeats its
+// axis at the top, so its scale is in view wherever a reader is.
+const tallRows = 20
+
 // classShareRow is one bar segment: a class's share of a cell's samples.
 type classShareRow struct {
 	cell, class string
@@ -94,7 +131,7 @@ type classShareRow struct {
 // classSharesChart stacks each class's share of the samples of each task ×
 // model, cells in the given order (top to bottom), classes in the first-match
 // order, only the classes that occur.
-func classSharesChart(name, title string, cells []string, rows []classShareRow) *chart {
+func classSharesChart(name, title, eval, route string, cells []string, rows []classShareRow) *chart {
 	present := map[string]bool{}
 	var values []map[string]any
 	order := map[string]int{}
@@ -125,7 +162,7 @@ func classSharesChart(name, title string, cells []string, rows []classShareRow) 
 	s["mark"] = map[string]any{"type": "bar", "tooltip": true}
 	s["encoding"] = map[string]any{
 		"y": map[string]any{"field": "cell", "type": "nominal", "sort": cells, "title": nil,
-			"axis": map[string]any{"labelLimit": 380}},
+			"axis": labelAxis(nil)},
 		"x": map[string]any{"field": "rate", "type": "quantitative", "stack": "zero",
 			"scale": map[string]any{"domain": []float64{0, 1}, "nice": false},
 			"axis":  map[string]any{"format": "%", "title": "share of the cell's samples", "tickCount": 5}},
@@ -134,7 +171,7 @@ func classSharesChart(name, title string, cells []string, rows []classShareRow) 
 			"legend": map[string]any{"orient": "top", "direction": "horizontal", "title": nil, "columns": 6, "symbolType": "square"}},
 		"order": map[string]any{"field": "order", "type": "quantitative"},
 		"tooltip": []map[string]any{
-			{"field": "cell", "title": "task · model"}, {"field": "class"}, {"field": "share"},
+			{"field": "cell", "title": eval + " · " + route}, {"field": "class"}, {"field": "share"},
 			{"field": "interval"}, {"field": "samples"},
 		},
 	}
@@ -151,7 +188,7 @@ type heatCell struct {
 
 // heatMapChart colours each task × model cell by its non-answer share;
 // tasks and models in the given orders.
-func heatMapChart(name, title string, tasks, models []string, cells []heatCell) *chart {
+func heatMapChart(name, title, eval, route string, tasks, models []string, cells []heatCell) *chart {
 	var values []map[string]any
 	for _, c := range cells {
 		values = append(values, map[string]any{
@@ -166,21 +203,21 @@ func heatMapChart(name, title string, tasks, models []string, cells []heatCell) 
 	s["height"] = map[string]any{"step": 22}
 	s["mark"] = map[string]any{"type": "rect", "stroke": "#ffffff", "strokeWidth": 1, "tooltip": true}
 	s["encoding"] = map[string]any{
-		"x": map[string]any{"field": "model", "type": "nominal", "sort": models, "title": "model (route)",
-			"axis": map[string]any{"labelAngle": -90, "labelLimit": 220, "orient": "bottom"}},
-		"y": map[string]any{"field": "task", "type": "nominal", "sort": tasks, "title": "task (eval)",
-			"axis": map[string]any{"labelLimit": 320}},
+		"x": map[string]any{"field": "model", "type": "nominal", "sort": models, "title": route,
+			"axis": labelAxis(map[string]any{"labelAngle": -90, "orient": "bottom"})},
+		"y": map[string]any{"field": "task", "type": "nominal", "sort": tasks, "title": eval,
+			"axis": labelAxis(nil)},
 		"color": map[string]any{"field": "rate", "type": "quantitative",
 			"scale":  map[string]any{"type": "sqrt", "domain": []float64{0, 1}, "scheme": "orangered"},
 			"legend": map[string]any{"format": "%", "title": "non-answer share", "orient": "right", "gradientLength": 160}},
 		"tooltip": []map[string]any{
-			{"field": "task"}, {"field": "model"}, {"field": "share", "title": "non-answers"}, {"field": "interval"},
+			{"field": "task", "title": eval}, {"field": "model", "title": route}, {"field": "share", "title": "non-answers"}, {"field": "interval"},
 			{"field": "no_reply", "title": "no reply (error, no_choices)"}, {"field": "samples"},
 		},
 	}
 	s["config"].(map[string]any)["view"] = map[string]any{"stroke": nil, "fill": "#f2f2f2"}
 	return &chart{name: name, title: title, spec: s,
-		note: "Colour: the share of the cell's samples whose reply is a non-answer (square-root scale, so small shares show); grey: no samples of that task × model"}
+		note: "Colour: the share of the cell's samples whose reply is a non-answer (square-root scale, so small shares show); grey: no samples of that " + eval + " × " + route}
 }
 
 // intervalRow is one estimate with its interval.
@@ -213,7 +250,7 @@ func intervalChart(name, title, xTitle string, asPct bool, rows []intervalRow, r
 	if asPct {
 		xAxis["format"] = "%"
 	}
-	y := map[string]any{"field": "label", "type": "nominal", "sort": labels, "title": nil, "axis": map[string]any{"labelLimit": 380}}
+	y := map[string]any{"field": "label", "type": "nominal", "sort": labels, "title": nil, "axis": labelAxis(nil)}
 	layers := []any{
 		map[string]any{
 			"mark": map[string]any{"type": "rule", "strokeWidth": 1.5, "color": "#333333"},
@@ -235,10 +272,32 @@ func intervalChart(name, title, xTitle string, asPct bool, rows []intervalRow, r
 			"encoding": map[string]any{"x": map[string]any{"field": "ref", "type": "quantitative"}},
 		}}, layers...)
 	}
+	if len(rows) >= tallRows {
+		// The same x scale drawn again above the points: an invisible rule
+		// carries it, the axes resolve independently over the shared scale,
+		// and the layers but the interval rule's and this one draw none.
+		for _, l := range layers {
+			enc := l.(map[string]any)["encoding"].(map[string]any)
+			if x := enc["x"].(map[string]any); x["axis"] == nil {
+				x["axis"] = nil
+			}
+		}
+		top := map[string]any{"orient": "top", "title": xTitle}
+		if asPct {
+			top["format"] = "%"
+		}
+		layers = append(layers, map[string]any{
+			"mark":     map[string]any{"type": "rule", "opacity": 0},
+			"encoding": map[string]any{"x": map[string]any{"field": "value", "type": "quantitative", "axis": top}},
+		})
+	}
 	s := base(title)
 	s["data"] = map[string]any{"values": values}
 	s["width"] = 560
 	s["height"] = map[string]any{"step": 20}
 	s["layer"] = layers
+	if len(rows) >= tallRows {
+		s["resolve"] = map[string]any{"axis": map[string]any{"x": "independent"}}
+	}
 	return &chart{name: name, title: title, spec: s}
 }

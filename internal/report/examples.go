@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"empties/internal/errtext"
 	"empties/internal/vocab"
 )
 
@@ -58,7 +59,7 @@ func (b *builder) examples() (block, error) {
 		blocks = append(blocks, para{text: "No class_examples table: run `empties analyze`."})
 		return section{id: "examples-section", blocks: blocks}, nil
 	}
-	cols, _, rows, err := b.query("report_class_examples", nil, sql.Named("classes", b.exampleOrder()))
+	cols, rows, err := b.query("report_class_examples", nil, sql.Named("classes", b.exampleOrder()))
 	if err != nil {
 		return nil, fmt.Errorf("report: class_examples: %w", err)
 	}
@@ -124,7 +125,7 @@ type field struct {
 
 // exampleBlock renders one drawn reply.
 func (b *builder) exampleBlock(e example, cols []string, seeds map[string]string) block {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	rule := strings.SplitN(e.s("class_rule"), "@", 2)[0]
 	why := fmt.Sprintf("Rule %s: %s.", code(e.s("class_rule")), seeds[rule])
 	if e.s("class") == "tool_only" {
@@ -207,7 +208,8 @@ func (b *builder) exampleBlock(e example, cols []string, seeds map[string]string
 	}
 	for _, k := range []struct{ col, label string }{{"output_error", "output error"}, {"call_error", "call error"}, {"sample_error", "sample error"}, {"first_attempt_error", "first failed attempt"}} {
 		if e.has(k.col) {
-			fs = append(fs, field{label: k.label, value: e.s(k.col), pre: true})
+			// its first lines in view, escapes as line breaks (foldedPre folds the rest)
+			fs = append(fs, field{label: k.label, value: errtext.Text(e.s(k.col)), pre: true})
 		}
 	}
 	if e.has("prompt_text") {

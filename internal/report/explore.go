@@ -32,12 +32,12 @@ var explorationSections = []struct {
 
 // exploration writes the per-cell tables.
 func (b *builder) exploration() (block, error) {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	blocks := []block{b.h(2, b.ratesTitle())}
 	if b.study {
 		blocks = append(blocks, para{text: "Eval and route come from the manifest (logs that match no profile keep their task as the eval). The sample is the unit; intervals are Wilson intervals."})
 	} else {
-		blocks = append(blocks, para{text: "Without a manifest each log's task is the eval and its model the route; the arm is default. The sample is the unit; intervals are Wilson intervals. Click a column to sort."})
+		blocks = append(blocks, para{text: "One row per log task × model under test. The sample is the unit; intervals are Wilson intervals. Click a column to sort."})
 	}
 	if b.have["overview"] {
 		all, err := b.byRoute(0)
@@ -54,7 +54,7 @@ func (b *builder) exploration() (block, error) {
 			blocks = append(blocks, para{text: fmt.Sprintf("No %s table: %s.", code(sec.table), b.unavailable(sec.table))})
 			continue
 		}
-		cols, types, rows, err := b.query("report_"+sec.table, nil)
+		cols, rows, err := b.query("report_"+sec.table, nil)
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", sec.table, err)
 		}
@@ -62,17 +62,20 @@ func (b *builder) exploration() (block, error) {
 			blocks = append(blocks, para{text: fmt.Sprintf("No rows: %s.", b.unavailable(sec.table))})
 			continue
 		}
-		o := viewOptions{keepOrder: true, labels: map[string]string{"eval": eval, "route": route}}
-		v := autoView(b.id("x-"+sec.table), cols, types, rows, o)
+		v, err := b.viewOf(b.id("x-"+sec.table), "report_"+sec.table, "", cols, rows, viewOptions{keepOrder: true})
+		if err != nil {
+			return nil, err
+		}
 		v.csv = sec.table
 		blocks = append(blocks, para{text: words.Replace(sec.intro)}, v)
 	}
 	return section{id: "rates-section", blocks: blocks}, nil
 }
 
-// decisionLabels name the two columns of a decision's deciding number
-// (sql/queries/report_decisions.sql).
-var decisionLabels = map[string]string{"share": "share", "delta_pp": "delta (pp)"}
+// verdictWords is a verdict as a sentence begins it.
+func verdictWords(v string) string {
+	return "— " + v
+}
 
 // decisionsSection opens the study report: the decisions, and the logs the
 // manifest does not place.
@@ -81,16 +84,30 @@ func (b *builder) decisionsSection() ([]block, error) {
 	if !b.have["decisions"] {
 		blocks = append(blocks, para{text: "No decisions table yet: run `empties decide --manifest ...` (or `empties run LOGS --out DIR --manifest data/study.yaml`)."})
 	} else {
-		cols, types, rows, err := b.query("report_decisions", nil)
+		cols, rows, err := b.query("report_decisions", nil)
 		if err != nil {
 			return nil, fmt.Errorf("report: decisions: %w", err)
 		}
-		v := autoView("decisions-table", cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: decisionLabels})
+		// One sentence per decision first (decide wrote them: the deciding
+		// cell and its number, the threshold, the recommendation), then the
+		// table they come from, then what its words mean.
+		var found []string
+		ti, vi, fi := indexOf(cols, "title"), indexOf(cols, "verdict"), indexOf(cols, "finding")
+		for _, r := range rows {
+			found = append(found, fmt.Sprintf("**%s** %s. %s", text(r[ti]), verdictWords(text(r[vi])), text(r[fi])))
+		}
+		v, err := b.viewOf("decisions-table", "report_decisions", "", cols, rows, viewOptions{keepOrder: true, keepConstant: true, omit: map[string]bool{"finding": true}})
+		if err != nil {
+			return nil, err
+		}
 		v.csv = "decisions"
-		blocks = append(blocks, para{text: "D1–D4 and H1–H4 applied to the tables below, with every threshold read from the manifest (`empties decide`)."}, v)
+		blocks = append(blocks,
+			para{text: "What the study found, decision by decision: the pre-registered rules D1–D4, then the hypotheses H1–H4, each with the cell that decides it and its number, applied with the thresholds of the manifest (`empties decide`). The study's words (P0–P3, route, primary cell, pp, ...) are explained " + link("below the table", hGlossary) + ".", class: "lead"},
+			list(found), v, para{text: "Terms used in this table: " + link("the words of the study", hGlossary) + ". Shares are percentages of samples (or of cases, for judges); changes of a headline metric are in percentage points (pp) of the metric's own scale.", class: "note"},
+			b.glossary())
 	}
 	if b.have["log_assignments"] {
-		_, _, rows, err := b.query("report_unmatched_logs", nil)
+		_, rows, err := b.query("report_unmatched_logs", nil)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +127,7 @@ func (b *builder) decisionsSection() ([]block, error) {
 
 // chartsSection draws the charts whose tables are present.
 func (b *builder) chartsSection() (block, error) {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	blocks := []block{b.h(2, hCharts)}
 	var skipped []string
 	add := func(c *chart, table string, err error) error {
@@ -148,6 +165,9 @@ func (b *builder) chartsSection() (block, error) {
 			}
 		}
 	}
+	if len(b.charts) > 0 {
+		blocks = append(blocks[:1], append([]block{&b.imagesNote}, blocks[1:]...)...)
+	}
 	if len(skipped) > 0 {
 		blocks = append(blocks, para{text: "Not drawn, no rows: " + strings.Join(skipped, "; ") + "."})
 	}
@@ -159,7 +179,7 @@ func (b *builder) heatMap(eval, route string) (*chart, error) {
 	if !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	_, _, rows, err := b.query("report_heatmap", nil)
+	_, rows, err := b.query("report_heatmap", nil)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -180,7 +200,7 @@ func (b *builder) heatMap(eval, route string) (*chart, error) {
 	// Tasks and models whose highest cell is highest first: an order for
 	// reading, not a number shown.
 	tasks, models := orderedByMax(evalMax), orderedByMax(routeMax)
-	return heatMapChart("non_answer_heatmap", fmt.Sprintf("Non-answer share of samples per %s × %s (default arm)", eval, route), tasks, models, cells), nil
+	return heatMapChart("non_answer_heatmap", fmt.Sprintf("Non-answer share of samples per %s × %s%s", eval, route, b.armNote()), eval, route, tasks, models, cells), nil
 }
 
 // classShares: each class's share of each cell's samples, default arm,
@@ -189,7 +209,7 @@ func (b *builder) classShares(eval, route string) (*chart, error) {
 	if !b.have["class_rates"] || !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	_, _, rows, err := b.query("report_class_shares", nil)
+	_, rows, err := b.query("report_class_shares", nil)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -209,13 +229,13 @@ func (b *builder) classShares(eval, route string) (*chart, error) {
 		s.high, _ = asFloat(r[5])
 		shares = append(shares, s)
 	}
-	return classSharesChart("class_shares", fmt.Sprintf("Class shares of the samples per %s × %s (default arm), most non-answers first", eval, route), cells, shares), nil
+	return classSharesChart("class_shares", fmt.Sprintf("Class shares of the samples per %s × %s%s: most non-answers first, then most with no reply", eval, route, b.armNote()), eval, route, cells, shares), nil
 }
 
 // intervalRows reads the points of an interval chart: a query file whose
 // columns are label, value, low, high, n.
 func (b *builder) intervalRows(name string) ([]intervalRow, error) {
-	_, _, rows, err := b.query(name, nil)
+	_, rows, err := b.query(name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +282,15 @@ func (b *builder) d4() (*chart, error) {
 		return nil, err
 	}
 	return intervalChart("d4_pass_rates", "D4: judge pass rate on non-answers by form", "share of verdicts that pass the non-answer", true, rows), nil
+}
+
+// armNote names the arm a chart draws, in a study (without a manifest every
+// reply is the default arm's, and the page says nothing of arms).
+func (b *builder) armNote() string {
+	if b.study {
+		return " (default arm)"
+	}
+	return ""
 }
 
 // orderedByMax orders names by their value, highest first, then by name.

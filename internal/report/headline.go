@@ -42,7 +42,7 @@ func (b *builder) headline() ([]block, error) {
 		blocks = append(blocks, para{text: "No overview table: run `empties analyze` (or `empties run LOGS --out DIR`) to compute the rates."})
 		return []block{section{id: "headline", class: "headline", blocks: blocks}}, nil
 	}
-	_, _, rows, err := b.query("report_overview", nil)
+	_, rows, err := b.query("report_overview", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview: %w", err)
 	}
@@ -59,7 +59,7 @@ func (b *builder) headline() ([]block, error) {
 	if err != nil {
 		return nil, err
 	}
-	eval, evals, route, routes := b.words()
+	eval, evals, route, routes := b.modeWords()
 	lead := fmt.Sprintf("%s · **%s samples**, %s replies · %s · %s.", logs, count(n(2)), count(n(3)),
 		plural(n(0), eval, evals), plural(n(17), route, routes))
 	def := b.partDefinitions()
@@ -71,7 +71,7 @@ func (b *builder) headline() ([]block, error) {
 		{key: vocab.CountsAnswer, title: "Answers", what: def[vocab.CountsAnswer],
 			n: n(12), rate: f(13), low: f(14), high: f(15)},
 	}
-	_, _, crows, err := b.query("report_overview_classes", nil)
+	_, crows, err := b.query("report_overview_classes", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview_classes: %w", err)
 	}
@@ -114,12 +114,12 @@ func (b *builder) logsLine() (string, error) {
 	if !b.have["log_accounting"] {
 		return "Logs: no log_accounting table", nil
 	}
-	_, _, rows, err := b.query("report_log_accounting", nil)
+	_, rows, err := b.query("report_log_accounting", nil)
 	if err != nil {
 		return "", fmt.Errorf("report: log_accounting: %w", err)
 	}
 	var read []string
-	unreadable, superseded := "none could not be read", ""
+	unreadable, superseded := "every file could be read", ""
 	for _, r := range rows {
 		st, nl := text(r[0]), r[1]
 		k, _ := asInt(nl)
@@ -222,8 +222,8 @@ const headlineRows = 10
 // byRoute is one row per model (route), most non-answers first: its samples
 // and the shares; the first limit rows (0: all).
 func (b *builder) byRoute(limit int) ([]block, error) {
-	_, _, route, routes := b.words()
-	cols, types, rows, err := b.query("report_by_route", nil)
+	_, _, route, routes := b.modeWords()
+	cols, rows, err := b.query("report_by_route", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: overview: %w", err)
 	}
@@ -231,12 +231,10 @@ func (b *builder) byRoute(limit int) ([]block, error) {
 	if limit > 0 && len(rows) > limit {
 		rows = rows[:limit]
 	}
-	_, evals, _, _ := b.words()
-	v := autoView(b.id("t-by-"+route), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true, labels: map[string]string{
-		"route": route, "n_evals": evals, "n_samples": "samples", "n_replies": "replies",
-		"non_answer_rate": "non-answers", "non_answer_ci_low": "interval", "non_answer_classes": "non-answers by class (replies)",
-		"no_reply_rate": "no reply", "no_reply_ci_low": "interval", "no_reply_classes": "no reply by class (replies)",
-	}})
+	v, err := b.viewOf(b.id("t-by-"+route), "report_by_route", "", cols, rows, viewOptions{keepOrder: true, keepConstant: true})
+	if err != nil {
+		return nil, err
+	}
 	if limit == 0 {
 		v.csv = "overview"
 		return []block{b.h(3, "Every "+route), v}, nil
@@ -251,11 +249,11 @@ func (b *builder) byRoute(limit int) ([]block, error) {
 // worstCells lists the task × model cells with the highest non-answer
 // shares, each with its samples and interval.
 func (b *builder) worstCells() ([]block, error) {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	if !b.have["non_answer_rates"] {
 		return nil, nil
 	}
-	cols, types, rows, err := b.query("report_worst_cells", nil, sql.Named("classes", b.nonAnswerish()))
+	cols, rows, err := b.query("report_worst_cells", nil, sql.Named("classes", b.nonAnswerish()))
 	if err != nil {
 		return nil, fmt.Errorf("report: non_answer_rates: %w", err)
 	}
@@ -263,12 +261,10 @@ func (b *builder) worstCells() ([]block, error) {
 	if len(rows) == 0 {
 		return []block{h, para{text: fmt.Sprintf("No %s × %s cell has a non-answer.", eval, route)}}, nil
 	}
-	v := autoView(b.id("t-worst-cells"), cols, types, rows, viewOptions{keepOrder: true, keepConstant: true,
-		labels: map[string]string{
-			"eval": eval, "route": route, "n_samples": "samples",
-			"non_answer_rate": "non-answers", "non_answer_ci_low": "interval", "non_answer_classes": "classes (replies)",
-			"no_reply_rate": "no reply", "no_reply_ci_low": "interval",
-		}})
+	v, err := b.viewOf(b.id("t-worst-cells"), "report_worst_cells", "", cols, rows, viewOptions{keepOrder: true, keepConstant: true})
+	if err != nil {
+		return nil, err
+	}
 	note := fmt.Sprintf("The %s with the highest non-answer share, of %s; read each share with its interval and its samples (a cell of one sample is 0%% or 100%%). Every cell: %s.",
 		plural(int64(len(rows)), "cell", "cells"), plural(b.cells, "cell", "cells"), link(fmt.Sprintf("non-answer rates per %s × %s", eval, route), fmt.Sprintf("Non-answer rates per %s × %s", eval, route)))
 	return []block{h, v, para{text: note}}, nil
@@ -314,17 +310,17 @@ func (b *builder) definitions() block {
 	}
 	var md, h strings.Builder
 	md.WriteString("| class | counts as | meaning | rule (first match wins) |\n|---|---|---|---|\n")
-	h.WriteString("<table class=\"defs\">\n<thead><tr><th>class</th><th>counts as</th><th>meaning</th><th>rule (first match wins)</th></tr></thead>\n<tbody>\n")
+	h.WriteString("<div class=\"scroll\"><table class=\"defs\">\n<thead><tr><th>class</th><th>counts as</th><th>meaning</th><th>rule (first match wins)</th></tr></thead>\n<tbody>\n")
 	for _, d := range b.vocab.Definitions {
 		fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", code(d.Class), counts[d.CountsAs], mdCell(d.Meaning, 0), mdCell(strings.Join(rules[d.Class], "; "), 0))
 		var rs []string
 		for _, r := range rules[d.Class] {
 			rs = append(rs, inline(r))
 		}
-		fmt.Fprintf(&h, "<tr id=\"class-%s\"><td><span class=\"swatch\" style=\"background:%s\"></span><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			d.Class, classColors[d.Class], d.Class, counts[d.CountsAs], html.EscapeString(d.Meaning), strings.Join(rs, "<br>"))
+		fmt.Fprintf(&h, "<tr id=\"class-%s\"><td><span class=\"swatch\" style=\"background:%s\"></span><code>%s</code></td><td>%s</td><td class=\"text\">%s</td><td class=\"text\">%s</td></tr>\n",
+			d.Class, classColors[d.Class], d.Class, identifierHTML(counts[d.CountsAs]), html.EscapeString(d.Meaning), strings.Join(rs, "<br>"))
 	}
-	h.WriteString("</tbody>\n</table>\n")
+	h.WriteString("</tbody>\n</table></div>\n")
 	md.WriteString("\n")
 	return section{id: "classes-section", blocks: []block{
 		b.h(2, hClasses),

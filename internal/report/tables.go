@@ -5,40 +5,42 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
 	"empties/internal/duck"
+	"empties/schema"
 )
 
-// A table as people read it: formatted numbers, intervals as [a, b], the
-// columns that carry no information in this dataset left out (named in a
-// note), rows sorted by the rate that matters. The same view renders as a
-// Markdown table and as an HTML table whose columns sort on a click and whose
-// rows a filter box narrows (page.js). The CSV and Parquet files keep every
-// column at full precision.
-
-// format is how a column's values read.
-type format int
-
-const (
-	fText format = iota
-	fCount
-	fNumber
-	fPct
-	fInterval // two source columns: low, high, in the format of pair
-	fBool
-)
+// A table as people read it: each column headed by its declared label and
+// its values in its declared format (columns.go), intervals as [a, b] in
+// their estimate's cell, the columns that carry no information in this
+// dataset left out (named in a note), rows sorted by the rate that matters.
+// The same view renders as a Markdown table and as an HTML table whose
+// columns sort on a click and whose rows a filter box narrows (page.js); a
+// table wider than the page scrolls in its own box, its first column
+// staying in view. The CSV and Parquet files keep every column at full
+// precision.
 
 // column is one shown column.
 type column struct {
 	label  string
-	src    int    // index of the source column (fInterval: its low end)
-	lo, hi int    // an interval after the value: its ends (-1: none); fInterval: hi only
-	f      format // fInterval: pair's format for the ends
-	pair   format
-	wide   bool // long text: folded in HTML past a length, may break anywhere
+	format string // schema.Format*
+	src    int    // index of the source column (an interval of its own: its low end)
+	lo, hi int    // the interval shown after the value, or of its own: its ends (-1: none)
+	pair   string // an interval of its own: the format of its estimate
+}
+
+// interval reports whether the column is an interval of its own.
+func (c column) interval() bool { return c.format == schema.FormatLow }
+
+// numeric reports whether the column reads as a number (right-aligned).
+func (c column) numeric() bool {
+	switch c.format {
+	case schema.FormatCount, schema.FormatNumber, schema.FormatPercent, schema.FormatPP, schema.FormatLow:
+		return true
+	}
+	return false
 }
 
 // view is a table prepared for reading.
@@ -52,110 +54,93 @@ type view struct {
 	caption string
 }
 
-// scanTyped reads every row of a query's result and returns the columns,
-// their DuckDB types and rows.
-func scanTyped(rows *sql.Rows) ([]string, []string, [][]any, error) {
+// scanRows reads every row of a query's result.
+func scanRows(rows *sql.Rows) ([]string, [][]any, error) {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	cts, err := rows.ColumnTypes()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	types := make([]string, len(cts))
-	for i, ct := range cts {
-		types[i] = ct.DatabaseTypeName()
+		return nil, nil, err
 	}
 	out, err := duck.ScanRows(rows)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return cols, types, out, nil
+	return cols, out, nil
 }
 
-var (
-	pctName  = regexp.MustCompile(`^(rate|share|repeat_disagreement)$|_rate$|^share_`)
-	lowName  = regexp.MustCompile(`^(.*?)(ci_low|low)$`)
-	wideName = regexp.MustCompile(`^(text|question|recommendation|cells|threshold|detail|code|measure|grain|path|file|view_command|view_url|how|sample_error|output_error|call_error|reasoning_text|prompt_text|first_attempt_error|explanation)$`)
-)
-
-// viewOptions adjust the automatic view of a table.
+// viewOptions adjust the view of a table.
 type viewOptions struct {
 	keepConstant bool            // show columns whose value is the same in every row
-	hide         map[string]bool // source columns never shown
-	labels       map[string]string
-	sortBy       string // source column to sort by, descending; "" for the first share
-	keepOrder    bool   // keep the query's order
+	sortBy       string          // source column to sort by, descending; "" for the first share
+	keepOrder    bool            // keep the query's order
+	omit         map[string]bool // source columns the page shows elsewhere (a decision's finding, above its table)
 	// shown is the query file whose rows a table's view shows, when they are
 	// not its files' (decisions: a share as a share, D3's points as points);
 	// "" for the same rows.
 	shown string
 }
 
-// autoView formats a query result: shares as percentages, each *low/*high
-// pair shown as [low, high] after its estimate (in the estimate's cell when
-// it follows it), counts with separators, Wilson x sums (x_*) hidden (they
-// are in the files), constant columns of tables of two or more rows named
-// in a note instead of repeated, and rows sorted by the first share,
-// highest first.
-func autoView(id string, cols, types []string, rows [][]any, o viewOptions) *view {
+// autoView lays out a query result by its columns' declarations: columns
+// shown never (and study-only columns outside a study) left out, each
+// interval end pair in its estimate's cell where the estimate is shown (else
+// a column of its own), constant columns of tables of two or more rows named
+// in a note instead of repeated, rows sorted by the first share, highest
+// first.
+func autoView(id string, desc []schema.Column, rows [][]any, study bool, o viewOptions) *view {
 	v := &view{id: id, rows: rows}
-	formatOf := func(i int) format {
-		name, typ := cols[i], strings.ToUpper(types[i])
-		switch {
-		case pctName.MatchString(name) && isFloatType(typ):
-			return fPct
-		case strings.Contains(typ, "INT"):
-			return fCount
-		case isFloatType(typ) || strings.HasPrefix(typ, "DECIMAL"):
-			return fNumber
-		case typ == "BOOLEAN":
-			return fBool
-		}
-		return fText
+	index := map[string]int{}
+	for i, c := range desc {
+		index[c.Name] = i
+	}
+	hidden := func(c schema.Column) bool {
+		return c.Show == schema.ShowNever || (c.Show == schema.ShowStudy && !study)
 	}
 	var all []column
-	for i := 0; i < len(cols); i++ {
-		name := cols[i]
-		if o.hide[name] || strings.HasPrefix(name, "x_") {
+	for i, d := range desc {
+		if hidden(d) || d.Format == schema.FormatHigh || o.omit[d.Name] {
 			continue
 		}
-		if m := lowName.FindStringSubmatch(name); m != nil {
-			if hi := indexOf(cols, m[1]+strings.Replace(m[2], "low", "high", 1)); hi > i {
-				if n := len(all); n > 0 && all[n-1].src == i-1 && all[n-1].f != fInterval && all[n-1].f != fText && all[n-1].lo < 0 && hi == i+1 {
-					all[n-1].lo, all[n-1].hi = i, hi // the estimate's cell: 12.3% [4.1%, 30.2%]
-					i = hi
-					continue
-				}
-				pair := fNumber
-				if i > 0 {
-					pair = formatOf(i - 1)
-				}
-				label := "interval"
-				if m[1] != "" {
-					label = strings.TrimSuffix(m[1], "_") + " interval"
-				}
-				if l, ok := o.labels[name]; ok {
-					label = l
-				}
-				all = append(all, column{label: label, src: i, lo: -1, hi: hi, f: fInterval, pair: pair})
-				if hi == i+1 {
-					i = hi
-				}
-				continue
+		if d.Format != schema.FormatLow {
+			all = append(all, column{label: d.Label, format: d.Format, src: i, lo: -1, hi: -1})
+			continue
+		}
+		hi := -1
+		for j, e := range desc {
+			if e.Format == schema.FormatHigh && e.Of == d.Of {
+				hi = j
 			}
 		}
-		c := column{label: name, src: i, lo: -1, hi: -1, f: formatOf(i), wide: wideName.MatchString(name)}
-		if l, ok := o.labels[name]; ok {
-			c.label = l
+		if hi < 0 {
+			continue // an end without its other end is in the files only
 		}
-		all = append(all, c)
+		est, ok := index[d.Of]
+		if ok && !hidden(desc[est]) {
+			continue // shown in its estimate's cell, below
+		}
+		pair := schema.FormatNumber
+		if ok {
+			pair = desc[est].Format
+		}
+		all = append(all, column{label: strings.TrimSuffix(d.Label, ", low end"), format: schema.FormatLow, src: i, lo: i, hi: hi, pair: pair})
+	}
+	for k := range all {
+		c := &all[k]
+		if c.interval() {
+			continue
+		}
+		for i, d := range desc {
+			if d.Format == schema.FormatLow && d.Of == desc[c.src].Name {
+				for j, e := range desc {
+					if e.Format == schema.FormatHigh && e.Of == d.Of {
+						c.lo, c.hi = i, j
+					}
+				}
+			}
+		}
 	}
 	var constants []string
 	for _, c := range all {
-		if c.src >= 0 && isConstant(c, rows, o) {
+		if isConstant(c, rows, o) {
 			constants = append(constants, fmt.Sprintf("%s %s", c.label, orDash(cellText(c, rows[0]))))
 			continue
 		}
@@ -167,10 +152,10 @@ func autoView(id string, cols, types []string, rows [][]any, o viewOptions) *vie
 	if !o.keepOrder {
 		key := -1
 		if o.sortBy != "" {
-			key = indexOf(cols, o.sortBy)
+			key = index[o.sortBy]
 		} else {
 			for _, c := range v.cols {
-				if c.f == fPct {
+				if c.format == schema.FormatPercent {
 					key = c.src
 					break
 				}
@@ -205,10 +190,6 @@ func isConstant(c column, rows [][]any, o viewOptions) bool {
 	return true
 }
 
-func isFloatType(t string) bool {
-	return t == "DOUBLE" || t == "FLOAT" || t == "REAL"
-}
-
 func indexOf(cols []string, name string) int {
 	for i, c := range cols {
 		if c == name {
@@ -225,7 +206,7 @@ func orDash(s string) string {
 	return s
 }
 
-// cellText is a cell as read.
+// cellText is a cell as read: its value, and its interval after it.
 func cellText(c column, r []any) string {
 	s := valueText(c, r)
 	if ci := ciText(c, r); ci != "" {
@@ -236,40 +217,57 @@ func cellText(c column, r []any) string {
 
 // ciText is the interval shown after a value, "" for none.
 func ciText(c column, r []any) string {
-	if c.lo < 0 || c.f == fInterval || r[c.lo] == nil || r[c.hi] == nil {
+	if c.lo < 0 || c.interval() || r[c.lo] == nil || r[c.hi] == nil {
 		return ""
 	}
-	return valueText(column{f: fInterval, src: c.lo, hi: c.hi, lo: -1, pair: c.f}, r)
+	return intervalText(c.format, r[c.lo], r[c.hi])
+}
+
+// intervalText renders [low, high] in the estimate's format.
+func intervalText(format string, lo, hi any) string {
+	return interval(formatValue(format, lo, false), formatValue(format, hi, false))
 }
 
 func valueText(c column, r []any) string {
-	v := r[c.src]
-	if v == nil && c.f != fInterval {
+	if c.interval() {
+		if r[c.lo] == nil || r[c.hi] == nil {
+			return ""
+		}
+		return intervalText(c.pair, r[c.lo], r[c.hi])
+	}
+	return formatValue(c.format, r[c.src], true)
+}
+
+// formatValue renders one value in a format; signed puts a + before a
+// positive difference in points.
+func formatValue(format string, v any, signed bool) string {
+	if v == nil {
 		return ""
 	}
-	switch c.f {
-	case fPct:
+	switch format {
+	case schema.FormatPercent:
 		if x, ok := asFloat(v); ok {
 			return pct(x)
 		}
-	case fCount:
+	case schema.FormatCount:
 		if n, ok := asInt(v); ok {
 			return count(n)
 		}
-	case fNumber:
 		if x, ok := asFloat(v); ok {
 			return number(x)
 		}
-	case fInterval:
-		if r[c.src] == nil || r[c.hi] == nil {
-			return ""
+	case schema.FormatNumber:
+		if x, ok := asFloat(v); ok {
+			return number(x)
 		}
-		lo, hi := column{f: c.pair, src: c.src, lo: -1}, column{f: c.pair, src: c.hi, lo: -1}
-		if c.pair != fPct {
-			lo.f, hi.f = fNumber, fNumber
+	case schema.FormatPP:
+		if x, ok := asFloat(v); ok {
+			if signed {
+				return ppSigned(x)
+			}
+			return pp(x)
 		}
-		return interval(cellText(lo, r), cellText(hi, r))
-	case fBool:
+	case schema.FormatBoolean:
 		if b, ok := v.(bool); ok {
 			if b {
 				return "yes"
@@ -283,14 +281,17 @@ func valueText(c column, r []any) string {
 // sortKey is what a column sorts by in the HTML table: the number, the
 // low end of an interval, or the text.
 func sortKey(c column, r []any) (string, bool) {
-	v := r[c.src]
-	if x, ok := asFloat(v); ok && c.f != fText {
-		if math.IsNaN(x) {
-			return "", true
-		}
-		return fmt.Sprint(x), true
+	if !c.numeric() {
+		return "", false
 	}
-	return "", false
+	x, ok := asFloat(r[c.src])
+	if !ok {
+		return "", false
+	}
+	if math.IsNaN(x) {
+		return "", true
+	}
+	return fmt.Sprint(x), true
 }
 
 // mdLimit is the longest cell of a Markdown table on the index page; the
@@ -324,10 +325,10 @@ func (v *view) markdownRows(limit int) string {
 	}
 	b.WriteString("| " + strings.Join(labels, " | ") + " |\n|")
 	for _, c := range v.cols {
-		if c.f == fText || c.f == fBool {
-			b.WriteString("---|")
-		} else {
+		if c.numeric() {
 			b.WriteString("--:|")
+		} else {
+			b.WriteString("---|")
 		}
 	}
 	b.WriteString("\n")
@@ -351,10 +352,6 @@ func mdCell(s string, limit int) string {
 	return s
 }
 
-// manyColumns is the most columns a table has before it is laid out in a
-// fixed grid of the page's width.
-const manyColumns = 12
-
 // foldAt is the length past which a text cell is folded in HTML.
 const foldAt = 240
 
@@ -373,20 +370,16 @@ func (v *view) html(b *strings.Builder) {
 	if v.filter || len(v.rows) > 10 {
 		fmt.Fprintf(b, "<input type=\"search\" class=\"filter\" placeholder=\"filter %d rows\" aria-label=\"filter rows\">\n", len(v.rows))
 	}
-	// A table of many columns is laid out in the page's width, its cells
-	// wrapping where they must, rather than running off the page.
-	if len(v.cols) > manyColumns {
-		b.WriteString("<table class=\"data many\">\n<thead><tr>")
-	} else {
-		b.WriteString("<table class=\"data\">\n<thead><tr>")
-	}
+	// The table takes the width its words need: headers break only between
+	// words, identifiers only after a slash or a space, numbers and
+	// intervals never; a table wider than the page scrolls in this box.
+	b.WriteString("<div class=\"scroll\">\n<table class=\"data\">\n<thead><tr>")
 	for i, c := range v.cols {
-		num := c.f != fText && c.f != fBool
 		cls := ""
-		if num {
+		if c.numeric() {
 			cls = " class=\"num\""
 		}
-		fmt.Fprintf(b, "<th%s data-col=\"%d\" title=\"sort\">%s</th>", cls, i, breakable(c.label))
+		fmt.Fprintf(b, "<th%s data-col=\"%d\" title=\"sort\">%s</th>", cls, i, identifierHTML(c.label))
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range v.rows {
@@ -397,38 +390,58 @@ func (v *view) html(b *strings.Builder) {
 			if k, ok := sortKey(c, r); ok {
 				attr = fmt.Sprintf(" data-v=\"%s\"", k)
 			}
-			if c.f != fText && c.f != fBool {
-				attr += " class=\"num\""
-			}
-			if c.wide && len(s) > foldAt {
-				fmt.Fprintf(b, "<td%s><details><summary>%s…</summary><div class=\"long\">%s</div></details></td>",
+			switch {
+			case c.numeric():
+				if ci := ciText(c, r); ci != "" {
+					fmt.Fprintf(b, "<td%s class=\"num\"><span class=\"v\">%s</span> <span class=\"ci\">%s</span></td>", attr,
+						html.EscapeString(valueText(c, r)), html.EscapeString(ci))
+				} else {
+					fmt.Fprintf(b, "<td%s class=\"num\">%s</td>", attr, html.EscapeString(s))
+				}
+			case c.format == schema.FormatText && len(s) > foldAt:
+				fmt.Fprintf(b, "<td%s class=\"text\"><details><summary>%s…</summary><div class=\"long\">%s</div></details></td>",
 					attr, html.EscapeString(string([]rune(s)[:120])), html.EscapeString(s))
-				continue
+			case c.format == schema.FormatText:
+				fmt.Fprintf(b, "<td%s class=\"text\"><div>%s</div></td>", attr, html.EscapeString(s))
+			default:
+				fmt.Fprintf(b, "<td%s>%s</td>", attr, identifierHTML(s))
 			}
-			if c.wide {
-				attr += " class=\"wide\""
-			}
-			if ci := ciText(c, r); ci != "" {
-				// value and interval each stay whole; the cell may wrap between them
-				fmt.Fprintf(b, "<td%s><span class=\"v\">%s</span> <span class=\"ci\">%s</span></td>", attr,
-					html.EscapeString(valueText(c, r)), html.EscapeString(ci))
-				continue
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", attr, breakable(s))
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</tbody>\n</table>\n")
+	b.WriteString("</tbody>\n</table>\n</div>\n")
 	if v.csv != "" {
 		fmt.Fprintf(b, "<p class=\"files\">%d rows · download <a href=\"tables/%[2]s.csv\">CSV</a> · <a href=\"tables/%[2]s.parquet\">Parquet</a></p>\n", len(v.rows), html.EscapeString(v.csv))
 	}
 	b.WriteString("</div>\n")
 }
 
-// breakable escapes s and lets it break after its underscores and slashes,
-// so names like inspect_evals/commonsense_qa wrap at their parts.
-func breakable(s string) string {
-	return wbr.Replace(html.EscapeString(s))
+// identifierHTML escapes a name so that it breaks only between its words
+// and after a slash, never inside a word: inspect_evals/gpqa_diamond may
+// wrap as inspect_evals/ | gpqa_diamond, never at its underscores or
+// hyphens. Each piece is a span the stylesheet keeps on one line.
+func identifierHTML(s string) string {
+	if s == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i, word := range strings.Split(s, " ") {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		if word == "" {
+			continue
+		}
+		parts := strings.SplitAfter(word, "/")
+		for j, p := range parts {
+			if p == "" {
+				continue
+			}
+			if j > 0 {
+				b.WriteString("<wbr>")
+			}
+			b.WriteString("<span class=\"w\">" + html.EscapeString(p) + "</span>")
+		}
+	}
+	return b.String()
 }
-
-var wbr = strings.NewReplacer("_", "_<wbr>", "/", "/<wbr>")

@@ -28,7 +28,7 @@ func (b *builder) turns() (*turnsOverview, error) {
 	if !b.have["turn_rates"] {
 		return nil, nil
 	}
-	_, _, rows, err := b.query("report_turns_overview", nil)
+	_, rows, err := b.query("report_turns_overview", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: turn_rates: %w", err)
 	}
@@ -52,19 +52,16 @@ func (t *turnsOverview) line() string {
 
 // turnsSection shows the multi-turn cells and the empty turns.
 func (b *builder) turnsSection() (block, error) {
-	eval, _, route, _ := b.words()
+	eval, _, route, _ := b.modeWords()
 	blocks := []block{b.h(2, hTurns), para{text: "The reply the study classifies is the model under test's first completed generation; on a tool loop or an agent, the scorer grades its last, and the turns between can come back empty too. Every generation has a class by the same rules, with its own call's tools offered (`model_calls.class`); the final reply's is `replies.final_class`. A sample is multi-turn when it has more than one generation. Where the manifest places an eval whose judge runs in the solver (AIR-Bench), that judge's generation is none of its turns, and its final reply is its first; without a manifest nothing tells such a judge from a turn."}}
-	cols, types, rows, err := b.query("report_turn_rates", nil)
+	cols, rows, err := b.query("report_turn_rates", nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: turn_rates: %w", err)
 	}
-	v := autoView(b.id("t-turn-rates"), cols, types, rows, viewOptions{keepOrder: true, labels: map[string]string{
-		"eval": eval, "route": route, "n_samples": "samples", "n_multi_turn_samples": "multi-turn samples", "n_generations": "generations",
-		"generation_non_answer_rate": "non-answer generations", "generation_non_answer_ci_low": "interval",
-		"any_non_answer_rate": "samples with a non-answer generation", "any_non_answer_ci_low": "interval",
-		"final_only_rate": "final a non-answer, first not", "final_only_ci_low": "interval",
-		"first_only_rate": "first a non-answer, final not", "first_only_ci_low": "interval",
-	}})
+	v, err := b.viewOf(b.id("t-turn-rates"), "report_turn_rates", "", cols, rows, viewOptions{keepOrder: true})
+	if err != nil {
+		return nil, err
+	}
 	v.csv = "turn_rates"
 	blocks = append(blocks, b.h(3, fmt.Sprintf("Non-answer turns per %s × %s", eval, route)),
 		para{text: fmt.Sprintf("Every %s × %s cell with a multi-turn sample, most non-answer generations first. The share of generations has the generation as its unit and a Wilson interval at an effective size that takes each sample's generations as one cluster (`generation_effective_n` in the table's files: the generations over the design effect); the other shares are of the cell's samples, the sample the unit, with Wilson intervals over them, as every rate of the page.", eval, route)}, v)
@@ -73,7 +70,7 @@ func (b *builder) turnsSection() (block, error) {
 		blocks = append(blocks, para{text: fmt.Sprintf("No turn_examples table: %s.", b.unavailable("turn_examples"))})
 		return section{id: "turns-section", blocks: blocks}, nil
 	}
-	cols, types, rows, err = b.query("report_turn_examples", nil, sql.Named("classes", b.vocab.Classes))
+	cols, rows, err = b.query("report_turn_examples", nil, sql.Named("classes", b.vocab.Classes))
 	if err != nil {
 		return nil, fmt.Errorf("report: turn_examples: %w", err)
 	}
@@ -81,10 +78,10 @@ func (b *builder) turnsSection() (block, error) {
 		blocks = append(blocks, para{text: "No generation of a multi-turn sample is a non-answer."})
 		return section{id: "turns-section", blocks: blocks}, nil
 	}
-	ex := autoView(b.id("t-turn-examples"), cols, types, rows, viewOptions{keepOrder: true, labels: map[string]string{
-		"eval": eval, "route": route, "sample_id": "sample", "turn": "turn", "class": "class", "before": "the turn before",
-		"this_turn": "the turn", "after": "the turn after", "first_final": "first → final reply", "view_command": "open with",
-	}})
+	ex, err := b.viewOf(b.id("t-turn-examples"), "report_turn_examples", "", cols, rows, viewOptions{keepOrder: true})
+	if err != nil {
+		return nil, err
+	}
 	ex.csv = "turn_examples"
 	blocks = append(blocks, para{text: "A few non-answer generations of each class in multi-turn samples, drawn with the examples seed (`turn_examples`): the turn, the turns on either side, and the sample's first and final class."}, ex)
 	return section{id: "turns-section", blocks: blocks}, nil

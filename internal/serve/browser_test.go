@@ -2,19 +2,15 @@ package serve_test
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"empties/internal/serve"
@@ -22,44 +18,18 @@ import (
 	"empties/internal/testutil"
 )
 
-// browser is a headless Chromium tab at 1400 px that records every request
-// and every problem (failed loads, script errors, CSP violations).
+// browser is a headless Chromium tab (testutil.Browser, shared with the
+// report's tests) with the steps these tests take.
 type browser struct {
-	ctx      context.Context
-	mu       sync.Mutex
-	requests []string
-	problems []string
+	*testutil.Browser
+	ctx context.Context
 }
 
-func newBrowser(t *testing.T) *browser {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(testutil.Chromium(t)), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1400, 1000))
-	b := &browser{}
-	listen := func(ev any) {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			b.requests = append(b.requests, e.Request.URL)
-		case *network.EventLoadingFailed:
-			b.problems = append(b.problems, fmt.Sprintf("loading failed (%s): %s", e.Type, e.ErrorText))
-		case *cdpruntime.EventExceptionThrown:
-			b.problems = append(b.problems, "script exception: "+e.ExceptionDetails.Text)
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError && !strings.Contains(e.Entry.Text, "status of 40") {
-				b.problems = append(b.problems, fmt.Sprintf("browser log (%s): %s %s", e.Entry.Source, e.Entry.Text, e.Entry.URL))
-			}
-		}
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
-	t.Cleanup(cancel)
-	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(cancel)
-	b.ctx = ctx
-	return b
+func newBrowser(t *testing.T) *browser { return newBrowserAt(t, 1400, 1000) }
+
+func newBrowserAt(t *testing.T, width, height int) *browser {
+	tb := testutil.NewBrowser(t, width, height)
+	return &browser{Browser: tb, ctx: tb.Ctx}
 }
 
 func (b *browser) run(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
@@ -180,8 +150,8 @@ func TestInChromium(t *testing.T) {
 		  url: location.href,
 		  summary: document.querySelector('#summary strong').textContent.replaceAll(',', ''),
 		  classes: [...document.querySelectorAll('#replies tbody tr')].map(r => r.dataset.class),
-		  tasks: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(1)')].map(e => e.textContent),
-		  models: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(2)')].map(e => e.textContent),
+		  tasks: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(1)')].map(e => e.dataset.value),
+		  models: [...document.querySelectorAll('#replies tbody td.sample .meta:nth-of-type(2)')].map(e => e.dataset.value),
 		})`)
 	}
 	got := read()
@@ -317,15 +287,85 @@ func TestInChromium(t *testing.T) {
 		t.Errorf("the dataset changed while served")
 	}
 
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, u := range b.requests {
+	for _, u := range b.Requests() {
 		if !strings.HasPrefix(u, hs.URL+"/") && !strings.HasPrefix(u, "data:") {
 			t.Errorf("a page fetched %s", u)
 		}
 	}
-	for _, p := range b.problems {
+	for _, p := range b.Problems() {
 		t.Error(p)
+	}
+}
+
+// At 1400 and 900 px, on the wild corpus: the report, the replies page, the
+// sample page of the longest error and the SQL box with every column of
+// replies break no name or header inside a word, run no text out of its
+// cell, keep intervals on one line and scroll a wide table in its own box
+// (the SQL result does scroll); the error shows its first lines, the rest
+// folded, so the reply is on the first screens; facet labels cut in the
+// middle keep their ends. Screenshots are artifacts (serve-*-900.png).
+func TestLayoutInChromium(t *testing.T) {
+	dir := wild(t)
+	_, hs := server(t, serve.Options{Data: dir, Loopback: true, SQL: true})
+	id := testutil.Query(t, dir, `SELECT sample_id FROM replies WHERE sample_error IS NOT NULL ORDER BY length(sample_error) DESC LIMIT 1`)[0][0]
+	for _, width := range []int{1400, 900} {
+		b := newBrowserAt(t, width, 900)
+		check := func(name string) {
+			t.Helper()
+			testutil.CheckLayout(t, name, width, b.MeasureLayout(t))
+			if width == 900 {
+				screenshot(t, b, "serve-"+name+"-900")
+			}
+		}
+		b.run(t, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady("body"))
+		check("report")
+		b.run(t, chromedp.Navigate(hs.URL+"/replies"), chromedp.WaitVisible("#replies"))
+		check("replies")
+		type facet struct{ Shown, Full string }
+		labels := eval[[]facet](t, b, `[...document.querySelectorAll('section[data-facet="log"] a')].map(a => ({shown: a.querySelector('.v').textContent, full: a.dataset.value}))`)
+		cut := 0
+		for _, l := range labels {
+			if l.Shown == l.Full {
+				continue
+			}
+			cut++
+			head, tail, ok := strings.Cut(l.Shown, "…")
+			if !ok || !strings.HasPrefix(l.Full, head) || !strings.HasSuffix(l.Full, tail) || len(tail) < 10 {
+				t.Errorf("facet label %q of %q: not cut in the middle keeping its end", l.Shown, l.Full)
+			}
+		}
+		if cut == 0 {
+			t.Errorf("no log facet label is cut: %v", labels)
+		}
+		b.run(t, chromedp.Navigate(hs.URL+"/replies?id="+url.QueryEscape(id)), chromedp.WaitVisible("#replies"))
+		b.follow(t, chromedp.Click(`#replies tbody tr a.open`), "/sample?")
+		type errView struct {
+			Height   float64
+			Folded   bool
+			Escapes  bool
+			Mono     bool
+			ReplyTop float64
+		}
+		ev := eval[errView](t, b, `(() => { const e = document.querySelector('#sample-error'); return {
+		  height: e.getBoundingClientRect().height, folded: !!e.querySelector('details.errmore:not([open])'),
+		  escapes: e.innerText.includes('\\n'), mono: !!e.querySelector('pre.errblock'),
+		  replyTop: document.querySelector('#reply').getBoundingClientRect().top + scrollY}; })()`)
+		if ev.Height > 200 || !ev.Folded || ev.Escapes || !ev.Mono || ev.ReplyTop > 1300 {
+			t.Errorf("the longest sample error at %d px: %+v, want its first lines in a monospace block (under 200 px, the rest folded, no \\n escapes) and the reply within the first screens", width, ev)
+		}
+		check("sample-error")
+		b.run(t, chromedp.Navigate(hs.URL+"/sql?q="+url.QueryEscape("SELECT * FROM replies LIMIT 20")), chromedp.WaitVisible("#sql-result"))
+		l := b.MeasureLayout(t)
+		testutil.CheckLayout(t, "sql", width, l)
+		if !slices.Contains(l.Scrolling, "sql-result") {
+			t.Errorf("SELECT * FROM replies at %d px does not scroll in its box: %+v", width, l)
+		}
+		if width == 900 {
+			screenshot(t, b, "serve-sql-900")
+		}
+		for _, p := range b.Problems() {
+			t.Error(p)
+		}
 	}
 }
 

@@ -75,9 +75,7 @@ func TestComputedNoteInChromium(t *testing.T) {
 		t.Errorf("the page says there is no overview table")
 	}
 	geometry(t, b, "computed report")
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
+	for _, p := range b.Problems() {
 		t.Error(p)
 	}
 }

@@ -250,7 +250,7 @@ func TestCrossSiteRequestsRunNoQuery(t *testing.T) {
 	}
 	for name, h := range map[string]map[string]string{"own page": ownPage, "address typed": {"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, "curl": nil} {
 		code, body := getWith(t, hs.URL+"/sql?"+q, h)
-		if code != 200 || !strings.Contains(body, "<td>42</td>") || strings.Contains(body, `id="sql-held"`) {
+		if code != 200 || !strings.Contains(body, cellOpen+"42"+cellClose) || strings.Contains(body, `id="sql-held"`) {
 			t.Errorf("%s: %d\n%.2000s", name, code, body)
 		}
 		if code, body := getWith(t, hs.URL+"/sql.csv?"+q, h); code != 200 || body != "answer\n42\n" {
@@ -300,7 +300,7 @@ func TestSQLBoxHasLimits(t *testing.T) {
 	if !strings.Contains(body, "the query needs more than its memory (64 MiB) and the disk it may spill to (64 MiB); --sql-spill raises it; --sql-memory raises it") {
 		t.Errorf("a sort past memory and spill:\n%.3000s", body)
 	}
-	if body := page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT current_setting('memory_limit') AS m"}}.Encode()); !strings.Contains(body, "<td>64.0 MiB</td>") {
+	if body := page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT current_setting('memory_limit') AS m"}}.Encode()); !strings.Contains(body, cellOpen+"64.0 MiB"+cellClose) {
 		t.Errorf("the SQL box's memory limit is not set:\n%.2000s", body)
 	}
 	body = page(t, hs.URL, "/sql?"+url.Values{"q": {"SELECT repeat('x', 20000000) AS s"}}.Encode())

@@ -16,6 +16,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/duck"
+	"empties/internal/errtext"
 	"empties/internal/sqlfmt"
 )
 
@@ -572,6 +573,9 @@ func parseTemplates() (*template.Template, error) {
 		"add":        func(a, b int) int { return a + b },
 		"int64":      func(n int) int64 { return int64(n) },
 		"clip":       clip,
+		"errtext":    errtext.Layout,
+		"firstline":  errtext.FirstLine,
+		"middle":     middle,
 		"pct": func(a, b int64) string {
 			return strconv.FormatFloat(100*float64(a)/float64(max(b, 1)), 'f', 1, 64) + "%"
 		},
@@ -624,6 +628,18 @@ func classColor(class string) string {
 		return c
 	}
 	return "#777777"
+}
+
+// middle cuts s to n characters in the middle, keeping its start and its
+// end, which is where names that share a prefix differ (two logs of one
+// eval set, two bedrock models): the full text is the element's title.
+func middle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return s
+	}
+	head := (n - 1) / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // clip cuts s to n characters, marking the cut.

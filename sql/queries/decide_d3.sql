@@ -5,7 +5,7 @@
 -- needs: d3_headline_deltas
 -- columns: cell, value, detail, bar, kind
 SELECT eval || ' × ' || route || ' × ' || arm AS cell, abs(delta_pp) AS value,
-  printf(' (P3 − P0 = %.4g pp; P0 half-width %.4g pp; %s eval)', delta_pp, coalesce(p0_half_width_pp, 0), coalesce(kind, 'unknown')) AS detail,
+  printf(' (P3 − P0 = %s%.4g pp; P0 half-width %.4g pp; %s eval)', CASE WHEN delta_pp > 0 THEN '+' WHEN delta_pp < 0 THEN '−' ELSE '' END, abs(delta_pp), coalesce(p0_half_width_pp, 0), coalesce(kind, 'unknown')) AS detail,
   p0_half_width_pp AS bar, kind
 FROM d3_headline_deltas
 WHERE is_primary AND delta IS NOT NULL

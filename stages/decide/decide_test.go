@@ -52,8 +52,8 @@ func TestDecisionRulesUseManifestThresholds(t *testing.T) {
 	  ('xstest_safe', 'r1', false, 10, 0.9, 0.5, 1.0)) t(eval, route, pooled, n_samples, share_non_refusal, ci_low, ci_high)`)
 	// D4: a pass rate of exactly 5% is not "more than 5%"; repeats disagree on 20%.
 	writeTable(t, dir, "d4_judge_behaviour", `SELECT * FROM (VALUES
-	  ('strong_reject', 'judge', 'empty', false, 20, 0.05::DOUBLE, 10, 0.0::DOUBLE),
-	  ('coconot_original', 'judge', 'empty', false, 20, 0.0, 10, 0.2)) t(eval, judge_model, form, pooled, n_scored_cases, pass_rate, n_repeated_cases, repeat_disagreement)`)
+	  ('strong_reject', 'judge', 'empty', false, 20, 0.05::DOUBLE, 0.01::DOUBLE, 0.24::DOUBLE, 10, 0.0::DOUBLE, 0.0::DOUBLE, 0.28::DOUBLE),
+	  ('coconot_original', 'judge', 'empty', false, 20, 0.0, 0.0, 0.16, 10, 0.2, 0.06, 0.51)) t(eval, judge_model, form, pooled, n_scored_cases, pass_rate, pass_ci_low, pass_ci_high, n_repeated_cases, repeat_disagreement, disagree_ci_low, disagree_ci_high)`)
 	// D3: a primary refusal-eval cell moving 3 pp on a 0-100 metric with half-width 2 → met.
 	writeTable(t, dir, "d3_headline_deltas", `SELECT *, delta / pp_unit AS delta_pp, p0_half_width / pp_unit AS p0_half_width_pp FROM (VALUES
 	  ('xstest_safe', 'r1', 'default', 'refusal', true, 3.0::DOUBLE, 1.0::DOUBLE, 2.0::DOUBLE),

@@ -26,7 +26,7 @@ import (
 // progress is shown. Run sets Config.Progress and Config.Log itself.
 type Options struct {
 	ingest.Config
-	ProgressMode string // --progress: auto (on a terminal), always, never
+	ProgressMode string // --progress: auto (on a terminal), always, never, json (a JSON object a line, for programs)
 }
 
 // Command returns the `ingest` subcommand.
@@ -127,7 +127,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never, or json (one JSON object a line on stderr: {\"progress\":\"ingest\",\"files\":3,\"total\":29,\"samples\":120,\"bytes\":52000}, for a program drawing its own bar)"},
 			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
 			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
 			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
@@ -153,9 +153,9 @@ func (opts Options) Validate() error {
 		return cliutil.Usagef("ingest: --out DIR is required")
 	}
 	switch opts.ProgressMode {
-	case "", "auto", "always", "never":
+	case "", "auto", "always", "never", "json":
 	default:
-		return cliutil.Usagef("ingest: --progress must be auto, always or never, not %q", opts.ProgressMode)
+		return cliutil.Usagef("ingest: --progress must be auto, always, never or json, not %q", opts.ProgressMode)
 	}
 	if opts.MaxMemberBytes < 0 {
 		return cliutil.Usagef("ingest: --max-member-mb must be positive, not %d", opts.MaxMemberBytes>>20)

@@ -3,10 +3,13 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,7 +93,7 @@ func TestFlagsAreChecked(t *testing.T) {
 		want string
 	}{
 		{[]string{"--out", "OUT"}, "no PATH given"},
-		{[]string{"--out", "OUT", "--progress", "sometimes", logs}, "--progress must be auto, always or never"},
+		{[]string{"--out", "OUT", "--progress", "sometimes", logs}, "--progress must be auto, always, never or json"},
 		{[]string{"--out", "OUT", "--compression", "lz5", logs}, "--compression must be one of"},
 		{[]string{"--out", "OUT", "--max-member-mb", "-1", logs}, "--max-member-mb must be positive"},
 	} {
@@ -159,4 +162,58 @@ func TestSummaryOfARun(t *testing.T) {
 			t.Errorf("second run: summary lacks %q:\n%s", want, stdout)
 		}
 	}
+}
+
+// --progress json writes one JSON object a line on stderr, among the
+// messages: a first line with the files to read, and a last one with every
+// file, sample and byte read, as the summary counts them.
+func TestProgressJSON(t *testing.T) {
+	logs := testutil.Path(t, "testdata", "logs")
+	stdout, stderr, err := runCommand(t, "--out", filepath.Join(t.TempDir(), "ds"), "--progress", "json", logs)
+	if err != nil && !errors.As(err, new(*cliutil.PartialError)) {
+		t.Fatalf("ingest: %v\n%s", err, stderr)
+	}
+	type line struct {
+		Progress string `json:"progress"`
+		Files    int    `json:"files"`
+		Total    int    `json:"total"`
+		Samples  int64  `json:"samples"`
+		Bytes    int64  `json:"bytes"`
+	}
+	var lines []line
+	for _, s := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if !strings.HasPrefix(s, `{"progress":`) {
+			continue // a message about a file
+		}
+		var l line
+		if err := json.Unmarshal([]byte(s), &l); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) < 2 {
+		t.Fatalf("%d progress lines in:\n%s", len(lines), stderr)
+	}
+	first, last := lines[0], lines[len(lines)-1]
+	if first.Progress != "ingest" || first.Files != 0 || first.Total == 0 {
+		t.Errorf("first line %+v: want the files to read and none read", first)
+	}
+	if last.Files != last.Total || last.Total != first.Total {
+		t.Errorf("last line %+v: want every one of the %d files read", last, first.Total)
+	}
+	if want := fmt.Sprintf("ingested %d of %d files, %d samples", last.Files-failedFiles(stdout), last.Total, last.Samples); !strings.Contains(stdout, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stderr, "\r") || strings.Contains(stderr, "\033[") {
+		t.Errorf("terminal codes in json mode: %q", stderr)
+	}
+}
+
+// failedFiles reads "; N failed" from an ingest summary.
+func failedFiles(summary string) int {
+	var n int
+	if m := regexp.MustCompile(`; (\d+) failed`).FindStringSubmatch(summary); m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,11 +10,14 @@ import (
 )
 
 // progress draws one status line on a terminal while a long ingest runs, and
-// stays quiet when stderr is not a terminal (unless asked for).
+// stays quiet when stderr is not a terminal (unless asked for). In json mode
+// it writes instead one JSON object a line (progressLine), for a program to
+// draw its own bar: the Python package's ingest does.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
+	json    bool
 	total   int
 	files   int
 	samples int64
@@ -24,6 +28,9 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, mode string) *progress {
+	if mode == "json" {
+		return &progress{w: w, on: true, json: true}
+	}
 	on := mode == "always"
 	if mode == "" || mode == "auto" {
 		if f, ok := w.(*os.File); ok {
@@ -39,6 +46,9 @@ func newProgress(w io.Writer, mode string) *progress {
 func (p *progress) Start(total int) {
 	p.mu.Lock()
 	p.total, p.start = total, time.Now()
+	if p.json {
+		p.writeJSON()
+	}
 	p.mu.Unlock()
 }
 
@@ -64,6 +74,10 @@ func (p *progress) maybeDraw() {
 		return
 	}
 	p.last = time.Now()
+	if p.json {
+		p.writeJSON()
+		return
+	}
 	secs := time.Since(p.start).Seconds()
 	fmt.Fprintf(p.w, "\r\033[K%d/%d files  %d samples  %.0f samples/s  %.1f MB/s", p.files, p.total, p.samples,
 		float64(p.samples)/secs, float64(p.bytes)/1e6/secs)
@@ -75,9 +89,31 @@ func (p *progress) maybeDraw() {
 func (p *progress) Clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.json {
+		if !p.start.IsZero() {
+			p.writeJSON() // the counts as they stand, whatever the last line said
+		}
+		return
+	}
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 		p.last = time.Time{}
 	}
+}
+
+// progressLine is one line of --progress json: the files to read (total),
+// those read so far, their samples and bytes. "progress" names the measure,
+// so a reader tells these lines from the messages around them on stderr.
+type progressLine struct {
+	Progress string `json:"progress"`
+	Files    int    `json:"files"`
+	Total    int    `json:"total"`
+	Samples  int64  `json:"samples"`
+	Bytes    int64  `json:"bytes"`
+}
+
+func (p *progress) writeJSON() {
+	b, _ := json.Marshal(progressLine{Progress: "ingest", Files: p.files, Total: p.total, Samples: p.samples, Bytes: p.bytes})
+	fmt.Fprintf(p.w, "%s\n", b)
 }

@@ -9,16 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"empties/internal/decide"
@@ -40,8 +37,6 @@ type pageFacts struct {
 	Drawn        []string            `json:"drawn"`  // figures whose SVG has marks
 	Figures      []string            `json:"figures"`
 	ViewLinks    int                 `json:"viewLinks"`
-	PageOverflow float64             `json:"pageOverflow"` // document scroll width beyond the window
-	WideTables   []string            `json:"wideTables"`   // tables wider than the page or their box
 	Overlaps     []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
 	Clipped      []string            `json:"clipped"`      // text outside its chart
 	Legends      map[string][]string `json:"legends"`      // chart id → legend labels
@@ -50,11 +45,12 @@ type pageFacts struct {
 	Cards        map[string]string   `json:"cards"`        // card class → big number
 	DupIDs       []string            `json:"dupIDs"`       // ids given to more than one element
 	BrokenLinks  []string            `json:"brokenLinks"`  // #links to no element
+	Text         string              `json:"text"`         // the visible text, charts hidden
+	Prose        string              `json:"prose"`        // the page's own words: the visible text without charts and examples
 	TurnsLine    string              `json:"turnsLine"`    // the first screen's multi-turn line
 	TurnsLineTop float64             `json:"turnsLineTop"` // its bottom edge, px from the top of the page
 	TurnRows     int                 `json:"turnRows"`     // rows of the multi-turn cells' table
 	TurnExamples []string            `json:"turnExamples"` // each empty turn's class, in page order
-	Text         string              `json:"text"`         // the visible text, charts hidden
 }
 
 // facts is run in the page after its charts are drawn. Boxes are the
@@ -64,10 +60,13 @@ type pageFacts struct {
 // the visible text is read before, with the charts hidden, as a reader sees
 // the page (closed folds are not visible).
 const factsJS = `(() => {
-  const W = document.documentElement.clientWidth;
   const figs = [...document.querySelectorAll('figure.chart')];
   figs.forEach(f => f.style.display = 'none');
   const text = document.body.innerText;
+  const examples = [...document.querySelectorAll('article.example')];
+  examples.forEach(e => e.style.display = 'none');
+  const prose = document.body.innerText;
+  examples.forEach(e => e.style.display = '');
   figs.forEach(f => f.style.display = '');
   document.querySelectorAll('details').forEach(d => d.open = true);
   const box = e => e.getBoundingClientRect();
@@ -76,21 +75,15 @@ const factsJS = `(() => {
   const out = {title: document.title, charts: document.documentElement.dataset.charts || '', drawn: [], figures: [],
     decisionRows: document.querySelectorAll('#decisions-table tbody tr').length,
     viewLinks: document.querySelectorAll('a[href^="http://127.0.0.1:7575/#/logs/"]').length,
-    pageOverflow: document.documentElement.scrollWidth - W, wideTables: [], overlaps: [], clipped: [], legends: {},
+    overlaps: [], clipped: [], legends: {},
     examples: [...document.querySelectorAll('article.example')].map(a => a.querySelector('header code').textContent),
-    whyMissing: [], cards: {}, text: text,
+    whyMissing: [], cards: {}, text: text, prose: prose,
     turnsLine: (document.querySelector('p.turns-line') || {}).innerText || '',
     turnsLineTop: document.querySelector('p.turns-line') ? box(document.querySelector('p.turns-line')).bottom : -1,
     turnRows: document.querySelectorAll('#t-turn-rates tbody tr').length,
     turnExamples: (t => t ? [...t.querySelectorAll('tbody tr')].map(r => r.cells[[...t.querySelectorAll('thead th')].findIndex(h => h.textContent === 'class')].textContent) : [])(document.querySelector('#t-turn-examples table')),
     dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
     brokenLinks: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))};
-  for (const t of document.querySelectorAll('table')) {
-    const r = box(t), p = t.parentElement;
-    if (r.right > W + 0.5 || r.left < -0.5 || p.scrollWidth > p.clientWidth + 1) {
-      out.wideTables.push(((t.closest('[id]') || {}).id || '?') + ': ' + Math.round(r.left) + '..' + Math.round(r.right) + ' of ' + W);
-    }
-  }
   for (const a of document.querySelectorAll('article.example')) {
     const dts = [...a.querySelectorAll('dt')].map(d => d.textContent);
     if (!dts.includes('why this class') || !dts.includes('text') || !a.querySelector('dd code')) out.whyMissing.push(a.id);
@@ -128,61 +121,28 @@ const factsJS = `(() => {
   return out;
 })()`
 
-// width is the window the pages are judged in: no sideways scroll at it.
-const width, height = 1400, 900
+// The windows the pages are judged in: no sideways scroll, nothing cut or
+// squeezed at either; the visible text's golden is read at the first.
+var widths = []int{1400, 900}
 
-// render opens DIR/index.html in headless Chromium at width × height, waits
-// for its charts, reads its facts and keeps two screenshots, the first
-// screen (shot-first.png) and the whole page (shot.jpg), in testutil.Artifacts. It
+const height = 900
+
+// render opens DIR/index.html in headless Chromium (testutil.Browser) at
+// width × height, waits for its charts, reads its facts and its layout
+// (testutil.LayoutJS, every fold opened) and keeps two screenshots, the
+// first screen (shot-first.png) and the whole page (shot.jpg), in
+// testutil.Artifacts (at 900 px: shot-900-first.png, shot-900.jpg). It
 // reports as errors anything fetched but the page itself, failed loads,
 // script exceptions, console errors and CSP violations.
-func render(t *testing.T, dir, shot string) pageFacts {
+func render(t *testing.T, dir, shot string, width int) (pageFacts, testutil.Layout) {
 	t.Helper()
-	exe := testutil.Chromium(t)
 	page, err := filepath.Abs(filepath.Join(dir, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := "file://" + page
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(width, height))
-	var mu sync.Mutex
-	var requests, problems []string
-	listen := func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, e.Request.URL)
-		case *network.EventLoadingFailed:
-			problems = append(problems, fmt.Sprintf("loading failed (%s): %s", e.Type, e.ErrorText))
-		case *network.EventResponseReceived:
-			if e.Response.Status >= 400 {
-				problems = append(problems, fmt.Sprintf("%s: HTTP %d", e.Response.URL, int(e.Response.Status)))
-			}
-		case *cdpruntime.EventExceptionThrown:
-			problems = append(problems, "script exception: "+e.ExceptionDetails.Text)
-		case *cdpruntime.EventConsoleAPICalled:
-			if e.Type == cdpruntime.ConsoleAPICalledTypeError || e.Type == cdpruntime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				problems = append(problems, fmt.Sprintf("console %s: %s", e.Type, strings.Join(args, " ")))
-			}
-		case *cdplog.EventEntryAdded:
-			// CSP violations and blocked loads are reported here.
-			if e.Entry.Level == cdplog.EntryLevelError {
-				problems = append(problems, fmt.Sprintf("browser log (%s): %s %s", e.Entry.Source, e.Entry.Text, e.Entry.URL))
-			}
-		}
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listen))
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 15*time.Minute) // a hang guard, not a time limit: a loaded machine is slow
-	defer cancel()
+	b := testutil.NewBrowser(t, width, height)
+	ctx := b.Ctx
 	// chromedp enables the log, network and runtime domains of the tab.
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
@@ -211,6 +171,10 @@ func render(t *testing.T, dir, shot string) pageFacts {
 	if err != nil {
 		t.Fatal(err)
 	}
+	layout := b.MeasureLayout(t) // factsJS opened every fold
+	if width != widths[0] {
+		shot = fmt.Sprintf("%s-%d", shot, width)
+	}
 	art := testutil.Artifacts(t)
 	for name, b := range map[string][]byte{shot + "-first.png": first, shot + ".jpg": full} {
 		if err := os.WriteFile(filepath.Join(art, name), b, 0o644); err != nil {
@@ -220,8 +184,8 @@ func render(t *testing.T, dir, shot string) pageFacts {
 			t.Errorf("screenshot %s is %d bytes: nothing rendered?", name, len(b))
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	problems := b.Problems()
+	requests := b.Requests()
 	for _, r := range requests {
 		if r != url {
 			problems = append(problems, "the page fetched "+r)
@@ -233,13 +197,14 @@ func render(t *testing.T, dir, shot string) pageFacts {
 	for _, p := range problems {
 		t.Error(p)
 	}
-	return got
+	return got, layout
 }
 
 // checkGeometry: every chart drawn, no label or legend over a mark or over
-// another label, no text cut off, no table wider than the page, no sideways
-// scroll.
-func checkGeometry(t *testing.T, dir string, got pageFacts) {
+// another label, no text cut off; no sideways scroll, no word of a header
+// or a name broken, no text out of its cell, no interval on two lines, no
+// table wider than its box unless it scrolls in it (testutil.CheckLayout).
+func checkGeometry(t *testing.T, dir string, width int, got pageFacts, layout testutil.Layout) {
 	t.Helper()
 	if got.Charts != "ready" {
 		t.Errorf("charts: %q, want ready", got.Charts)
@@ -254,12 +219,7 @@ func checkGeometry(t *testing.T, dir string, got pageFacts) {
 	if len(want) == 0 || strings.Join(got.Drawn, ",") != strings.Join(want, ",") {
 		t.Errorf("charts drawn in the page: %v, plots/ has %v", got.Drawn, want)
 	}
-	if got.PageOverflow > 0 {
-		t.Errorf("the page scrolls sideways by %.0f px at %d px", got.PageOverflow, width)
-	}
-	for _, w := range got.WideTables {
-		t.Errorf("table wider than the page: %s", w)
-	}
+	testutil.CheckLayout(t, "the report", width, layout)
 	for _, o := range got.Overlaps {
 		t.Errorf("overlap: %s", o)
 	}
@@ -430,19 +390,21 @@ func writeReport(t *testing.T, data string) string {
 // (testutil.Artifacts: report-first.png, report.jpg).
 func TestReportPageRendersInChromium(t *testing.T) {
 	out := writeReport(t, studyDataset(t, testutil.Path(t, "testdata", "profiles")))
-	got := render(t, out, "report")
-	if want := len(readCSV(t, out, "decisions")); got.DecisionRows != want || want == 0 {
-		t.Errorf("decision table in the page: %d rows, decisions.csv has %d", got.DecisionRows, want)
+	for _, w := range widths {
+		got, layout := render(t, out, "report", w)
+		if want := len(readCSV(t, out, "decisions")); got.DecisionRows != want || want == 0 {
+			t.Errorf("decision table in the page: %d rows, decisions.csv has %d", got.DecisionRows, want)
+		}
+		if got.Title != "Empty responses: study report" {
+			t.Errorf("title %q", got.Title)
+		}
+		if got.ViewLinks == 0 {
+			t.Errorf("no inspect view links to examples in the page")
+		}
+		checkGeometry(t, out, w, got, layout)
+		checkExamples(t, got)
+		checkCards(t, out, got)
 	}
-	if got.Title != "Empty responses: study report" {
-		t.Errorf("title %q", got.Title)
-	}
-	if got.ViewLinks == 0 {
-		t.Errorf("no inspect view links to examples in the page")
-	}
-	checkGeometry(t, out, got)
-	checkExamples(t, got)
-	checkCards(t, out, got)
 }
 
 // The exploration page of a folder with every class (testdata/classify, no
@@ -451,11 +413,11 @@ func TestReportPageRendersInChromium(t *testing.T) {
 // evidence; its visible text is the golden testdata/visible/classify.txt.
 func TestExplorationPageInChromium(t *testing.T) {
 	out := writeReport(t, exploreDataset(t, testutil.Path(t, "testdata", "classify")))
-	got := render(t, out, "explore")
+	got, layout := render(t, out, "explore", widths[0])
 	if got.Title != "Empty responses: exploration report" {
 		t.Errorf("title %q", got.Title)
 	}
-	checkGeometry(t, out, got)
+	checkGeometry(t, out, widths[0], got, layout)
 	checkExamples(t, got)
 	checkCards(t, out, got)
 	var occur []string
@@ -481,11 +443,33 @@ func TestExplorationPageInChromium(t *testing.T) {
 // its visible text is the golden testdata/visible/demo.txt.
 func TestDemoPageInChromium(t *testing.T) {
 	out := writeReport(t, studyDataset(t, testutil.Path(t, "data", "demo", "logs")))
-	got := render(t, out, "demo")
-	checkGeometry(t, out, got)
-	checkExamples(t, got)
-	checkCards(t, out, got)
-	golden(t, "demo", got.Text)
+	for _, w := range widths {
+		got, layout := render(t, out, "demo", w)
+		checkGeometry(t, out, w, got, layout)
+		checkExamples(t, got)
+		checkCards(t, out, got)
+		if w == widths[0] {
+			golden(t, "demo", got.Text)
+		}
+	}
+}
+
+// The exploration page of the shared wild corpus (real providers' logs, no
+// manifest), at 1400 and 900 px: every chart drawn, nothing cut, broken or
+// squeezed; no word of a study without a manifest (arm, route) in its text.
+func TestWildCorpusPageInChromium(t *testing.T) {
+	out := writeReport(t, exploreDataset(t, filepath.Join(testutil.WildCorpus(t), "logs")))
+	for _, w := range widths {
+		got, layout := render(t, out, "wild", w)
+		checkGeometry(t, out, w, got, layout)
+		checkExamples(t, got)
+		checkCards(t, out, got)
+		for _, re := range []string{`\barms?\b`, `\broutes?\b`, `none could not`} {
+			if m := regexp.MustCompile(re).FindString(got.Prose); m != "" {
+				t.Errorf("the exploration page says %q without a manifest (or a double negative)", m)
+			}
+		}
+	}
 }
 
 // The exploration page of two agents' logs (testdata/turns: the real tool
@@ -500,9 +484,11 @@ func TestDemoPageInChromium(t *testing.T) {
 // golden holds that.
 func TestTurnsPageInChromium(t *testing.T) {
 	out := writeReport(t, exploreDataset(t, testutil.Path(t, "testdata", "turns")))
-	got := render(t, out, "turns")
-	checkGeometry(t, out, got)
+	got, layout := render(t, out, "turns", widths[0])
+	checkGeometry(t, out, widths[0], got, layout)
 	checkCards(t, out, got)
+	narrow, layout := render(t, out, "turns", widths[1])
+	checkGeometry(t, out, widths[1], narrow, layout)
 	var samples, multi, replies, final int64
 	cells := 0
 	for _, r := range readCSV(t, out, "turn_rates") {

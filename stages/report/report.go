@@ -15,14 +15,16 @@ import (
 	"empties/internal/duck"
 	"empties/internal/guard"
 	ireport "empties/internal/report"
+	"empties/internal/rerun"
 	"empties/internal/store"
 )
 
 // Options configure a report.
 type Options struct {
-	Data  string
-	Out   string
-	Avoid []string // paths the report folder must keep clear of (run's LOGS)
+	Data   string
+	Out    string
+	Avoid  []string // paths the report folder must keep clear of (run's LOGS)
+	Python string   // the Python whose vl-convert draws index.md's charts ("": rerun.Python's default)
 }
 
 // Command returns the `report` subcommand.
@@ -44,7 +46,11 @@ cell, and every table the page draws on, sortable and filterable.
 OUT/tables/<table>.csv, .parquet and .md hold each of those tables (every
 column, full precision); OUT/plots/<chart>.vl.json each chart's Vega-Lite
 spec with its data, which a notebook opens with Altair
-(alt.Chart.from_dict). Tables that could not be computed are listed on one
+(alt.Chart.from_dict), and OUT/plots/<chart>.png the image index.md shows,
+drawn from that spec by vl-convert (pip install vl-convert-python: the
+page's Vega and Vega-Lite, no browser) in the Python --python names (default
+$EMPTIES_PYTHON, ./.venv/bin/python, python3). Without it the report is
+written all the same, and index.md says why its charts are not images. Tables that could not be computed are listed on one
 line each with what they need. The same inputs give byte-identical files.
 
 Without a manifest the task is the eval and the model the route. With a
@@ -57,9 +63,10 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused", Required: true},
+			&cli.StringFlag{Name: "python", Usage: "Python `FILE` with vl-convert-python, which draws index.md's charts (default: $EMPTIES_PYTHON, ./.venv/bin/python, python3)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out"), Python: c.String("python")}, c.Root().Writer)
 		},
 	}
 }
@@ -85,14 +92,18 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	sum, err := ireport.Build(ctx, db, present, out.Dir())
+	sum, err := ireport.Build(ctx, db, present, out.Dir(), ireport.VLConvert{Python: rerun.Python(opts.Python)})
 	if err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "report: %d tables, %d charts in %s (open %s in a browser, or %s)\n", sum.Tables, sum.Charts, opts.Out,
+	images := fmt.Sprintf("%d drawn for index.md", sum.Images)
+	if sum.NoImages != "" {
+		images = "not drawn for index.md: " + sum.NoImages
+	}
+	fmt.Fprintf(w, "report: %d tables, %d charts (%s) in %s (open %s in a browser, or %s)\n", sum.Tables, sum.Charts, images, opts.Out,
 		filepath.Join(opts.Out, "index.html"), filepath.Join(opts.Out, "index.md"))
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"html"
+	"image/png"
 	"io"
 	"io/fs"
 	"os"
@@ -213,7 +215,9 @@ func sameHeadline(t *testing.T, files map[string][]byte) {
 		}
 	}
 	table := page[strings.Index(page, `<div class="table" id="t-by-`):]
-	table = strings.ReplaceAll(table[:strings.Index(table, "</table>")], "<wbr>", "")
+	table = table[:strings.Index(table, "</table>")]
+	// a name's pieces are spans, with break opportunities after a slash
+	table = regexp.MustCompile(`<wbr>|<span class="w">|</span>`).ReplaceAllString(table, "")
 	rows := regexp.MustCompile(`<tr><td>([^<]+)</td>`).FindAllStringSubmatch(table, -1)
 	if len(rows) == 0 {
 		t.Fatal("index.html: no row in the By model table")
@@ -222,5 +226,68 @@ func sameHeadline(t *testing.T, files map[string][]byte) {
 		if !strings.Contains(index, "| "+html.UnescapeString(r[1])+" |") {
 			t.Errorf("index.md: no row for %s in By model", r[1])
 		}
+	}
+}
+
+// index.md shows every chart as an image drawn from the spec beside it by
+// vl-convert in the project's Python (the page's Vega and Vega-Lite, no
+// browser): a PNG per spec, as wide as the spec asks, listed among the
+// report's files; where the Python has no vl-convert the report is written
+// all the same and index.md says why it has no images.
+func TestChartImagesInMarkdown(t *testing.T) {
+	ctx := context.Background()
+	data := studyDataset(t, testutil.Path(t, "testdata", "profiles"))
+	out := filepath.Join(t.TempDir(), "report")
+	var log bytes.Buffer
+	if err := report.Run(ctx, report.Options{Data: data, Out: out, Python: testutil.Path(t, ".venv", "bin", "python")}, &log); err != nil {
+		t.Fatal(err)
+	}
+	files := readTree(t, out)
+	index := string(files["index.md"])
+	specs := 0
+	for name, b := range files {
+		chart, ok := strings.CutSuffix(strings.TrimPrefix(name, "plots/"), ".vl.json")
+		if !ok {
+			continue
+		}
+		specs++
+		img, err := png.DecodeConfig(bytes.NewReader(files["plots/"+chart+".png"]))
+		if err != nil {
+			t.Errorf("plots/%s.png: %v", chart, err)
+			continue
+		}
+		var spec struct {
+			Width any `json:"width"`
+		}
+		json.Unmarshal(b, &spec)
+		if w, ok := spec.Width.(float64); ok && float64(img.Width) < w {
+			t.Errorf("plots/%s.png is %d px wide, its spec asks %v", chart, img.Width, w)
+		}
+		if !strings.Contains(index, "](plots/"+chart+".png)") {
+			t.Errorf("index.md does not show plots/%s.png", chart)
+		}
+		if !strings.Contains(string(files[".empties-output.json"]), "plots/"+chart+".png") {
+			t.Errorf("plots/%s.png is not among the report's files", chart)
+		}
+	}
+	if specs == 0 || !strings.Contains(log.String(), fmt.Sprintf("(%d drawn for index.md)", specs)) {
+		t.Errorf("%d specs; the report says %q", specs, log.String())
+	}
+	if strings.Contains(index, "were not made") {
+		t.Error("index.md says its images were not made")
+	}
+
+	none := filepath.Join(t.TempDir(), "report")
+	log.Reset()
+	if err := report.Run(ctx, report.Options{Data: data, Out: none, Python: filepath.Join(t.TempDir(), "no-python")}, &log); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(none, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "their images for this page were not made: no Python at") || strings.Contains(string(md), ".png)") ||
+		!strings.Contains(log.String(), "not drawn for index.md: no Python at") {
+		t.Errorf("without a renderer: the report says %q, index.md %.600q", log.String(), string(md))
 	}
 }

@@ -80,7 +80,7 @@ Examples:
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
 			&cli.StringFlag{Name: "report", Usage: "report folder `DIR`: new, empty, or an earlier report (default: OUT/report)"},
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never, or json (a JSON object a line on stderr, as ingest --progress json)"},
 			&cli.BoolFlag{Name: "all-attempts", Usage: "ingest counts every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: the newest attempt per task)"},
 			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
 			&cli.IntFlag{Name: "examples-per-class", Value: measures.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
@@ -220,7 +220,6 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			return &StageError{Stage: st.Name, Err: err}
 		}
 	}
-	dir := ReportDir(opts)
-	fmt.Fprintf(stdout, "== report: %s (Markdown) and %s (open in a browser)\n", filepath.Join(dir, "index.md"), filepath.Join(dir, "index.html"))
+	// The report stage's own line, the last, says where the report is.
 	return partial
 }

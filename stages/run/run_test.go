@@ -50,10 +50,18 @@ func TestRunWithoutManifest(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	for _, want := range []string{"== run 1/3: ingest", "== run 2/3: analyze", "== run 3/3: report",
-		"== report: " + filepath.Join(out, "report", "index.md") + " (Markdown) and " + filepath.Join(out, "report", "index.html")} {
+		"(open " + filepath.Join(out, "report", "index.html") + " in a browser, or " + filepath.Join(out, "report", "index.md") + ")\n"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	// The report's path is said once, on the last line, and what needs the
+	// manifest on one line.
+	if n := strings.Count(stdout.String(), filepath.Join(out, "report", "index.html")); n != 1 || !strings.HasSuffix(stdout.String(), "index.md)\n") {
+		t.Errorf("the report's path is said %d times, or not last:\n%s", n, stdout.String())
+	}
+	if n := strings.Count(stdout.String(), "(--manifest)"); n != 1 {
+		t.Errorf("the manifest is named on %d lines, want 1:\n%s", n, stdout.String())
 	}
 	for _, f := range []string{"index.md", "index.html"} {
 		if _, err := os.Stat(filepath.Join(out, "report", f)); err != nil {
@@ -79,7 +87,7 @@ func TestRunWithoutManifest(t *testing.T) {
 	if !errors.As(err, &partial) {
 		t.Fatalf("err = %v, want the ingest PartialError", err)
 	}
-	if _, err := os.Stat(filepath.Join(report, "index.html")); err != nil || !strings.Contains(stdout.String(), "== report: "+filepath.Join(report, "index.md")) {
+	if _, err := os.Stat(filepath.Join(report, "index.html")); err != nil || !strings.Contains(stdout.String(), filepath.Join(report, "index.md")) {
 		t.Errorf("--report: %v\n%s", err, stdout.String())
 	}
 }
@@ -110,7 +118,7 @@ func TestRunChecksFlagsFirst(t *testing.T) {
 		opts run.Options
 		want string
 	}{
-		{"--progress", run.Options{Progress: "sometimes"}, "--progress must be auto, always or never"},
+		{"--progress", run.Options{Progress: "sometimes"}, "--progress must be auto, always, never or json"},
 		{"--manifest", run.Options{Manifest: "no/such.yaml"}, "--manifest no/such.yaml: no such file"},
 		{"--inspect-evals", run.Options{InspectEvals: logs}, "is a file; name a folder"},
 	} {

@@ -30,7 +30,8 @@ func Command() *cli.Command {
 		Name:      "schema",
 		Usage:     "print the tables empties writes: columns, types, meanings",
 		ArgsUsage: "[TABLE]",
-		Description: `Prints every table (or one), its grain, and each column's type, nullability
+		Description: `Prints every table (or one), its grain, and each column's type, nullability,
+the label and format the report and empties serve show it with (in brackets),
 and meaning. The same declarations write the Parquet files. The JSON form also
 carries the vocabulary the tables use (reply classes in order, classifier
 rules, provider error forms, the non-answer rule, judge classes, policies, call
@@ -48,6 +49,27 @@ Examples:
 			return Run(ctx, Options{Table: c.StringArg("table"), Format: c.String("format")}, c.Root().Writer)
 		},
 	}
+}
+
+// shownAs is how a page heads and formats a column ("non-answers", percent:
+// ), "" for a column no page shows.
+func shownAs(c schema.Column) string {
+	if c.Label == "" {
+		return ""
+	}
+	// A label's mode words read as both of their forms here.
+	label := strings.NewReplacer("{evals}", "evals/tasks", "{eval}", "eval/task", "{routes}", "routes/models", "{route}", "route/model").Replace(c.Label)
+	s := fmt.Sprintf("%q, %s", label, c.Format)
+	if c.Of != "" {
+		s += " of " + c.Of
+	}
+	switch c.Show {
+	case schema.ShowNever:
+		s += ", files only"
+	case schema.ShowStudy:
+		s += ", in a study"
+	}
+	return "[" + s + "]: "
 }
 
 // Run prints the schema.
@@ -82,14 +104,14 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 				if c.Nullable {
 					null = " NULL"
 				}
-				fmt.Fprintf(w, "  %-26s %-26s %s\n", c.Name, c.Type+null, c.Doc)
+				fmt.Fprintf(w, "  %-26s %-26s %s%s\n", c.Name, c.Type+null, shownAs(c), c.Doc)
 			}
 		}
 	case "markdown":
 		for _, t := range tables {
-			fmt.Fprintf(w, "## %s\n\n%s. %s (%s)\n\n| column | type | null | meaning |\n|---|---|---|---|\n", t.Name, t.Grain, t.Doc, t.Writers())
+			fmt.Fprintf(w, "## %s\n\n%s. %s (%s)\n\n| column | type | null | shown as | meaning |\n|---|---|---|---|---|\n", t.Name, t.Grain, t.Doc, t.Writers())
 			for _, c := range t.Columns {
-				fmt.Fprintf(w, "| %s | %s | %v | %s |\n", c.Name, c.Type, c.Nullable, strings.ReplaceAll(c.Doc, "|", `\|`))
+				fmt.Fprintf(w, "| %s | %s | %v | %s | %s |\n", c.Name, c.Type, c.Nullable, strings.ReplaceAll(strings.TrimSuffix(shownAs(c), ": "), "|", `\|`), strings.ReplaceAll(c.Doc, "|", `\|`))
 			}
 			fmt.Fprintln(w)
 		}

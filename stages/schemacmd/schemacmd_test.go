@@ -52,6 +52,21 @@ func TestSchemaListsEveryTable(t *testing.T) {
 	}
 }
 
+// empties schema shows each column as the pages head and format it: the
+// label and format its contract (or row struct) declares.
+func TestSchemaShowsLabels(t *testing.T) {
+	var out bytes.Buffer
+	if err := schemacmd.Run(context.Background(), schemacmd.Options{Table: "non_answer_rates", Format: "text"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`["non-answers", percent]: x_non_answer / n_samples`, `["interval, low end", interval_low of non_answer_rate]`,
+		`["eval/task", identifier]`, `files only]`, `["arm", identifier, in a study]`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("empties schema non_answer_rates lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // The JSON schema carries the vocabulary, each set as its package defines
 // it: a script reading it classifies as the Go classifier does.
 func TestSchemaJSONExportsTheVocabulary(t *testing.T) {
