@@ -56,7 +56,7 @@ var published = []struct{ name, title string }{
 	{"reply_sources", "Exploration: how the replies were chosen"},
 	{"log_accounting", "Exploration: logs read by status, and files that could not be read"},
 	{"class_examples", "Exploration: real examples of each class, with inspect view links"},
-	{"turn_rates", "Every turn: non-answer generations, and final replies against first, per eval × route × arm"},
+	{"turn_rates", "Every turn: non-answer generations, and final replies against first, per {eval} × {route}{ × arm}"},
 	{"turn_examples", "Every turn: empty turns of multi-turn samples, with the turns around them"},
 	{"analyze_runs", "What the last analyze run computed, and why a table is empty"},
 	{"reruns", "Re-run pairing"},
