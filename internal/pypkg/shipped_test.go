@@ -106,3 +106,23 @@ func TestShippedFixtures(t *testing.T) {
 		t.Errorf("%s is not in testdata/classify: remove it with `go test ./internal/pypkg -run TestShippedFixtures -update`", filepath.Join(FixtureDir, n))
 	}
 }
+
+// The package ships the project's licence as python/LICENSE (a wheel's
+// license-files must lie inside python/, so it is a copy of the root's): a
+// change to one without the other fails here.
+func TestShippedLicence(t *testing.T) {
+	root, err := os.ReadFile(testutil.Path(t, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := os.ReadFile(testutil.Path(t, "python", "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(root, []byte("MIT License")) {
+		t.Errorf("LICENSE is not the MIT licence the package metadata names")
+	}
+	if !bytes.Equal(root, pkg) {
+		t.Errorf("python/LICENSE is not a copy of LICENSE: cp LICENSE python/LICENSE")
+	}
+}
