@@ -165,6 +165,7 @@ fixtures: pypkg build
 	go test ./internal/pypkg -run TestShippedFixtures -update
 	$(VPY) scripts/fixtures/profile_fixtures.py testdata/profiles
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
+	$(VPY) scripts/fixtures/turns_fixtures.py testdata/turns
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/python_datetimes.py internal/evallog/testdata/python-datetimes.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings

@@ -109,6 +109,18 @@ type Reply struct {
 	Class     string `parquet:"class" label:"class" format:"identifier" vocab:"classes" doc:"reply class (pre-registration, first match wins)"`
 	ClassRule string `parquet:"class_rule" label:"rule" format:"identifier" doc:"the rule that matched, with the classifier version (rule@vN)"`
 	NonAnswer bool   `parquet:"non_answer" label:"non-answer" format:"boolean" doc:"the class is a non-answer (filtered … silent; tool_only only when tools_offered is false: a tool call with tools_offered null is read as proof tools were offered)"`
+
+	// The final reply (vocab.ReplyFinal; README "How the reply is chosen"):
+	// the model under test's last generation, from the same calls and with
+	// the same fallback as the reply above (vocab.ReplyFirst), which the
+	// study's measures read. On a sample with at most one generation the two
+	// are the same call.
+	FinalCallIndex       *int64 `parquet:"final_call_index,optional" label:"final call" format:"count" doc:"model_calls.call_index of the final reply's call: the last generation of the model under test (the last model_calls row with a class); null when the reply is not a model event (reply_source sample_output or none), where the final reply is the reply"`
+	FinalClass           string `parquet:"final_class" label:"final class" format:"identifier" vocab:"classes" doc:"class of the final reply, by the rules that give class: that call's output with its own tools offered, and the sample's error (error when the sample raised); equal to class when the sample has at most one generation"`
+	FinalClassRule       string `parquet:"final_class_rule" label:"final rule" format:"identifier" doc:"the rule that gave final_class (rule@vN)"`
+	FinalNonAnswer       bool   `parquet:"final_non_answer" label:"final non-answer" format:"boolean" doc:"final_class is a non-answer (as non_answer, with the final call's tools offered)"`
+	Generations          int64  `parquet:"generations" label:"generations" format:"count" doc:"generations of the model under test in the sample: its model_calls rows with a class (kind model_under_test, call_status completed or failed); more than one makes the sample multi-turn"`
+	NonAnswerGenerations int64  `parquet:"non_answer_generations" label:"non-answer generations" format:"count" doc:"of those generations, the ones whose own class is a non-answer (model_calls.non_answer)"`
 }
 
 // Score is a row of the scores table.
@@ -163,6 +175,13 @@ type ModelCall struct {
 	Timestamp      *int64   `parquet:"timestamp,optional,timestamp(microsecond)" doc:"when the event started (UTC; a naive time in the log is UTC, as inspect_ai reads it); null when the log has none or it does not parse"`
 	WorkingTime    *float64 `parquet:"working_time,optional" doc:"seconds of working time"`
 	JudgeClass     *string  `parquet:"judge_class,optional" vocab:"judge_classes" doc:"judge calls only: the class of the judge's reply (PaperBench _classify_reply order)"`
+	// A generation's class: the rules of replies.class (internal/classify)
+	// over this call's own output, the fields above.
+	ReasoningPresent bool    `parquet:"reasoning_present" doc:"the output has reasoning content (a redacted block without summary has reasoning_chars 0)"`
+	ToolsOffered     *bool   `parquet:"tools_offered,optional" doc:"the call was offered tools (its event's tools list is non-empty), as replies.tools_offered is for the reply's call; null when the event has no tools list"`
+	Class            *string `parquet:"class,optional" vocab:"classes" doc:"generations of the model under test only (kind model_under_test, call_status completed or failed): the class of this call's output by the rules of replies.class, with this call's tools offered; the sample's error is not read (a turn of a sample that raised later keeps its own class); null for placeholders, retried attempts, judges' and other calls"`
+	ClassRule        *string `parquet:"class_rule,optional" doc:"the rule that gave class (rule@vN); null where class is"`
+	NonAnswer        *bool   `parquet:"non_answer,optional" doc:"class is a non-answer (as replies.non_answer, with this call's tools_offered); null where class is"`
 }
 
 // IngestError is a row of the ingest_errors table.

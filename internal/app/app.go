@@ -211,7 +211,9 @@ func typedUsageErrors(cmd *cli.Command) {
 // RunMain is the body of every main. A first SIGINT or SIGTERM cancels the
 // context: the stage stops at its next check and commits nothing; if it has
 // not returned within StopGrace (a read blocked on a stalled file system), or
-// a second signal comes, the process ends at once with code 130. Neither
+// a second signal comes, the process ends at once with code 130. A stage
+// holding the stop (cliutil.HoldStop) is given no grace: it ends by itself,
+// or at a second signal, after its force functions. Neither
 // can leave a half-switched dataset: a stage's tables become current in one
 // atomic rename (internal/store), so the dataset is the old one or the new
 // one, and the next run removes what the stopped one left.
@@ -220,16 +222,24 @@ func RunMain(cmd *cli.Command) {
 	// allocations (a stack walk every 512 KB: about 1% of ingest's time).
 	runtime.MemProfileRate = 0
 	ctx, cancel := context.WithCancel(context.Background())
+	ctx, stop := cliutil.WithStop(ctx)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
 		cancel()
 		fmt.Fprintf(os.Stderr, "%s: stopping (interrupt again to stop at once)\n", cmd.Name)
+		// a stage that holds the stop (cliutil.HoldStop: rerun, whose runner
+		// is writing its logs) ends by itself; only a second signal ends it
+		var grace <-chan time.Time
+		if !stop.Held() {
+			grace = time.After(stopGrace())
+		}
 		select {
 		case <-sigs:
 			fmt.Fprintf(os.Stderr, "%s: interrupted again: stopping now\n", cmd.Name)
-		case <-time.After(stopGrace()):
+			stop.Force()
+		case <-grace:
 			fmt.Fprintf(os.Stderr, "%s: interrupted: still busy after %s, stopping now\n", cmd.Name, stopGrace())
 		}
 		os.Exit(130)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"empties/internal/check"
+	"empties/internal/duck"
+	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
 	"empties/internal/testutil"
 	"empties/schema"
@@ -19,7 +21,7 @@ import (
 func TestDeclaredKeysAreUnique(t *testing.T) {
 	reply := func(sample string, epoch int64) schema.Reply {
 		return schema.Reply{LogID: "l1", Task: "t", Model: "m", SampleID: sample, SampleIDType: "str", Epoch: epoch,
-			Member: "samples/" + sample, ReplySource: "none", MaxTokensSource: "unset", Class: "silent"}
+			Member: "samples/" + sample, ReplySource: "none", MaxTokensSource: "unset", Class: "silent", FinalClass: "silent"}
 	}
 	call := func(i int64) schema.ModelCall {
 		return schema.ModelCall{LogID: "l1", SampleID: "a", Epoch: 1, CallIndex: i, Model: "m",
@@ -77,5 +79,51 @@ func TestDeclaredKeysAreUnique(t *testing.T) {
 	}
 	if broken[0].Rows != 2 || !strings.Contains(broken[0].Query, `FROM "replies" GROUP BY ALL HAVING count(*) > 1`) {
 		t.Errorf("replies: %d rows, query %s", broken[0].Rows, broken[0].Query)
+	}
+}
+
+// The final reply is the last generation: a dataset ingest wrote from the
+// agents' logs keeps it; a reply whose final call or turn count says
+// otherwise breaks it, named.
+func TestFinalReplyIsTheLastGeneration(t *testing.T) {
+	ctx := context.Background()
+	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "turns"))
+	const inv = "every reply's final reply is its last generation"
+	broken := func() bool {
+		t.Helper()
+		bs, err := check.Invariants(ctx, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			if strings.HasPrefix(b.Invariant, inv) {
+				return true
+			}
+		}
+		return false
+	}
+	if broken() {
+		t.Fatal("the agents' dataset as ingest wrote it breaks the final reply's invariant")
+	}
+	ds, err := store.Create(store.Stage{Name: schema.StageClassify, Views: duck.ViewFile}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	done := false
+	if err := store.RewriteTable(ds, schema.Replies, func(r *schema.Reply) error {
+		if !done && r.Generations > 1 {
+			first := int64(0)
+			r.FinalCallIndex, done = &first, true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !done || !broken() {
+		t.Error("a reply whose final call is its first of several generations does not break the invariant")
 	}
 }

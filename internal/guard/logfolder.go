@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,7 +110,7 @@ func OpenLogFolder(path, command, writer string, r Rules) (*LogFolder, error) {
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
-		return nil, refuse(path, "is being written by another empties process")
+		return nil, busy(path, real)
 	}
 	if !regular(filepath.Join(real, LogFolderMarker)) {
 		// checked again under the lock: a folder another process filled meanwhile is not taken
@@ -128,6 +129,97 @@ func OpenLogFolder(path, command, writer string, r Rules) (*LogFolder, error) {
 
 // Path is the log folder, resolved.
 func (f *LogFolder) Path() string { return f.real }
+
+// LockFile is the descriptor that holds the folder's lock (a flock on the
+// folder). A child process that inherits it holds the lock with it: the
+// lock is released only when every process holding the descriptor has
+// closed it or ended, so a writer that outlives empties keeps the folder
+// taken. Announce the child with Hold.
+func (f *LogFolder) LockFile() *os.File { return f.lock }
+
+// Holder says who holds a log folder's lock, for the refusal of another
+// process (LogFolderHolder).
+type Holder struct {
+	Command    string `json:"command"`              // the empties command, e.g. "rerun"
+	EmptiesPID int    `json:"empties_pid"`          // the empties process that took the lock
+	WriterPID  int    `json:"writer_pid,omitempty"` // the program it started, which holds the lock too (LockFile)
+	Writer     string `json:"writer,omitempty"`
+	Started    string `json:"started"` // RFC 3339
+}
+
+// LogFolderHolder is the file in a log folder that names its lock's
+// holders while they run (Hold); stale once they are gone, and then
+// ignored: the lock, not this file, decides.
+const LogFolderHolder = ".empties-logs-holder"
+
+// Hold records the holders of the lock (LogFolderHolder), whole or not at
+// all.
+func (f *LogFolder) Hold(h Holder) error {
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(filepath.Join(f.real, LogFolderHolder), false, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// CheckLogFolderFree refuses the log folder real (resolved by
+// CheckLogFolder) while another process holds its lock, naming the holders
+// as LogFolderHolder records them; a folder that does not exist yet or
+// whose lock is free passes. It takes the lock for an instant and changes
+// nothing.
+func CheckLogFolderFree(path, real string) error {
+	lock, err := os.Open(real)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return busy(path, real)
+	}
+	return nil
+}
+
+// busy is the refusal of a folder whose lock another process holds.
+func busy(path, real string) error {
+	var h Holder
+	b, err := os.ReadFile(filepath.Join(real, LogFolderHolder))
+	if err != nil || json.Unmarshal(b, &h) != nil || (!alive(h.EmptiesPID) && !alive(h.WriterPID)) {
+		return refuse(path, "is being written by another empties process (its lock is taken); wait for it to end")
+	}
+	who := fmt.Sprintf("empties %s (pid %d, %s", h.Command, h.EmptiesPID, state(h.EmptiesPID))
+	if h.WriterPID > 0 {
+		who += fmt.Sprintf("; its %s, pid %d, %s", h.Writer, h.WriterPID, state(h.WriterPID))
+	}
+	who += ", since " + h.Started + ")"
+	stop := h.EmptiesPID
+	if h.WriterPID > 0 && alive(h.WriterPID) {
+		stop = h.WriterPID
+	}
+	return refuse(path, "is being written by %s; wait for it to end, or stop it (kill -INT %d) and run again", who, stop)
+}
+
+// alive reports whether a process pid exists (it may be another's, if the
+// pid was reused: the lock decides, this only names).
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+func state(pid int) string {
+	if alive(pid) {
+		return "running"
+	}
+	return "gone"
+}
 
 // Close releases the lock. It may be called more than once.
 func (f *LogFolder) Close() error {

@@ -2,7 +2,9 @@ package guard_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"empties/internal/guard"
@@ -84,4 +86,39 @@ func TestLogFolder(t *testing.T) {
 func regularFile(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// The lock outlives empties: a child that inherited the lock's descriptor
+// keeps the folder taken after empties has closed it, and the refusal names
+// the holders as Hold recorded them.
+func TestLogFolderLockIsTheWritersToo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "wide")
+	f, err := guard.OpenLogFolder(out, "rerun", "inspect_ai", guard.Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "600")
+	child.ExtraFiles = []*os.File{f.LockFile()}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	if err := f.Hold(guard.Holder{Command: "rerun", EmptiesPID: 999999999, WriterPID: child.Process.Pid, Writer: "runner", Started: "2026-12-03T10:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close() // empties is gone; its child is not
+	want := "pid 999999999, gone; its runner, pid " + strconv.Itoa(child.Process.Pid) + ", running"
+	_, err = guard.OpenLogFolder(out, "rerun", "inspect_ai", guard.Rules{})
+	refused(t, err, want)
+	refused(t, guard.CheckLogFolderFree(out, out), "kill -INT "+strconv.Itoa(child.Process.Pid))
+	child.Process.Kill()
+	child.Wait()
+	if err := guard.CheckLogFolderFree(out, out); err != nil {
+		t.Errorf("the folder after its holders ended: %v", err)
+	}
+	g, err := guard.OpenLogFolder(out, "rerun", "inspect_ai", guard.Rules{})
+	if err != nil {
+		t.Fatalf("the folder after its holders ended: %v", err)
+	}
+	g.Close()
 }

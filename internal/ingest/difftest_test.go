@@ -17,7 +17,8 @@ import (
 // the pinned inspect_ai's read_eval_log, and checks every sample against the
 // rows ingest wrote: exactly one reply row, and the reply the rule picks in
 // inspect_ai's own object model (same event position and timestamp, same
-// text, same stop reason, same call statuses).
+// text, same stop reason, same call statuses), and the same of the final
+// reply (the rule final: replies.final_call_index and that call's row).
 func TestDifferentialAgainstInspect(t *testing.T) {
 	paths := []string{
 		filepath.Join(testutil.WildCorpus(t), "logs"),
@@ -25,6 +26,7 @@ func TestDifferentialAgainstInspect(t *testing.T) {
 		testutil.Path(t, "testdata", "logs"),
 		testutil.Path(t, "testdata", "classify"),
 		testutil.Path(t, "testdata", "profiles"),
+		testutil.Path(t, "testdata", "turns"),
 	}
 	if n := runDifftest(t, false, nil, paths...); n < 2000 {
 		t.Fatalf("only %d reply rows", n)
@@ -54,13 +56,19 @@ func runDifftest(t *testing.T, unreadable bool, args []string, paths ...string) 
 	  WITH calls AS (
 	    SELECT log_id, sample_id, epoch, list(call_status ORDER BY call_index) AS statuses,
 	           any_value(call_index) FILTER (is_reply) AS call_index, any_value(timestamp) FILTER (is_reply) AS ts
-	    FROM model_calls GROUP BY ALL)
+	    FROM model_calls GROUP BY ALL),
+	  finals AS (
+	    SELECT r.log_id, r.sample_id, r.epoch, m.text, m.stop_reason, m.timestamp
+	    FROM replies r JOIN model_calls m ON m.log_id = r.log_id AND m.sample_id = r.sample_id AND m.epoch = r.epoch AND m.call_index = r.final_call_index)
 	  SELECT json_object('path', l.path, 'sample_id', r.sample_id, 'epoch', r.epoch, 'reply_source', r.reply_source,
 	           'text', r.text, 'stop_reason', r.stop_reason, 'call_index', c.call_index, 'timestamp', `+isoTime("c.ts")+`,
 	           'statuses', coalesce(c.statuses, []::VARCHAR[]), 'class', r.class,
 	           'started_at', `+isoTime("r.started_at")+`, 'completed_at', `+isoTime("r.completed_at")+`,
-	           'total_time', r.total_time, 'working_time', r.working_time)::VARCHAR
-	  FROM replies r JOIN logs l USING (log_id) LEFT JOIN calls c USING (log_id, sample_id, epoch)`)
+	           'total_time', r.total_time, 'working_time', r.working_time,
+	           'final_call_index', r.final_call_index, 'final_text', CASE WHEN r.final_call_index IS NULL THEN r.text ELSE f.text END,
+	           'final_stop_reason', CASE WHEN r.final_call_index IS NULL THEN r.stop_reason ELSE f.stop_reason END,
+	           'final_timestamp', `+isoTime("f.timestamp")+`)::VARCHAR
+	  FROM replies r JOIN logs l USING (log_id) LEFT JOIN calls c USING (log_id, sample_id, epoch) LEFT JOIN finals f USING (log_id, sample_id, epoch)`)
 	jsonLines(t, dir, filepath.Join(tmp, "errors.jsonl"), `SELECT json_object('path', path, 'member', member, 'error', error)::VARCHAR FROM ingest_errors`)
 	// The files ingest skipped as no logs.
 	var skipped []string

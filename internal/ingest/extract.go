@@ -131,6 +131,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 	events := modelEvents(ctx, d)
 	reply := replyIndex(events)
 	var otherTexts []string // judge and other calls' texts: sample.output must not be one
+	final := -1             // index in out.Calls of the last generation
 	for i := range events {
 		me := &events[i]
 		e := me.e
@@ -151,6 +152,21 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 		view := viewOutput(o)
 		call.StopReason, call.OutputError, call.NChoices = view.stopReason, view.outputError, view.nChoices
 		call.Text, call.Refusal, call.ReasoningChars, call.ToolCallCount = view.text, view.refusal, view.reasoningChars, int64(len(view.toolFunctions))
+		call.ReasoningPresent = view.reasoning
+		if e.HasTools {
+			offered := e.Tools > 0
+			call.ToolsOffered = &offered
+		}
+		if vocab.IsGeneration(me.kind, me.status) {
+			// Every turn of the model under test, the reply's among them,
+			// gets its own class; the last one is the final reply.
+			classify.ApplyCall(&call)
+			r.Generations++
+			if *call.NonAnswer {
+				r.NonAnswerGenerations++
+			}
+			final = len(out.Calls)
+		}
 		setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
 		call.InputMessages = int64(e.InputCount)
 		switch me.kind {
@@ -190,10 +206,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 				r.ReplySource = vocab.SourceModelEvent
 				r.ReplyModel = nonEmpty(e.Model)
 				r.CallError = call.CallError
-				if e.HasTools {
-					offered := e.Tools > 0
-					r.ToolsOffered = &offered
-				}
+				r.ToolsOffered = call.ToolsOffered
 				if cfg.MaxTokens.Valid {
 					r.MaxTokens, r.MaxTokensSource = cfg.MaxTokens.Ptr(), "call"
 				}
@@ -221,6 +234,7 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
 	}
 	classify.Apply(r)
+	finalReply(r, out.Calls, final)
 
 	for _, s := range d.Scores {
 		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch, s))
@@ -327,11 +341,26 @@ func sameInput(a, b *evallog.CallView) bool {
 // retry: its error then shows in call_error), or -1.
 func replyIndex(events []modelEvent) int {
 	for i, me := range events {
-		if me.kind == vocab.KindMUT && (me.status == vocab.CallCompleted || me.status == vocab.CallFailed) {
+		if vocab.IsGeneration(me.kind, me.status) {
 			return i
 		}
 	}
 	return -1
+}
+
+// finalReply sets the final reply's columns of r (vocab.ReplyFinal): the
+// last generation, calls[final], classified as the reply is, with the
+// sample's error; with no generation (final -1) the reply fell back to
+// sample.output or to none, and the final reply is that same reply.
+func finalReply(r *schema.Reply, calls []schema.ModelCall, final int) {
+	if final < 0 {
+		r.FinalClass, r.FinalClassRule, r.FinalNonAnswer = r.Class, r.ClassRule, r.NonAnswer
+		return
+	}
+	c := &calls[final]
+	idx := c.CallIndex
+	r.FinalCallIndex = &idx
+	r.FinalClass, r.FinalClassRule, r.FinalNonAnswer = classify.AsReply(c, r.SampleError)
 }
 
 // usableOutput reports whether sample.output can stand for the reply: it

@@ -19,16 +19,7 @@ type SetSummary struct {
 // read: by inspect_ai's rules (internal/logset), or every file counted with
 // allAttempts.
 func applyLogSet(rows []schema.Log, allAttempts bool) SetSummary {
-	files := make([]logset.File, len(rows))
-	for i, r := range rows {
-		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: deref(r.TaskID), EvalID: deref(r.EvalID), RunID: deref(r.RunID), Status: r.Status}
-		if r.Created != nil {
-			files[i].Created = time.UnixMicro(*r.Created)
-		}
-		if r.Modified != nil {
-			files[i].ModTime = time.UnixMicro(*r.Modified)
-		}
-	}
+	files := setFiles(rows)
 	verdicts := logset.AllCounted(files)
 	if !allAttempts {
 		verdicts = logset.Resolve(files)
@@ -62,4 +53,33 @@ func writeLogs(ds *store.Dataset, rows []schema.Log) error {
 		return err
 	}
 	return store.MergeTable(ds, schema.Logs)
+}
+
+// setFiles are the logs rows as the log set's rules read them.
+func setFiles(rows []schema.Log) []logset.File {
+	files := make([]logset.File, len(rows))
+	for i, r := range rows {
+		files[i] = logset.File{ID: r.LogID, Path: r.Path, TaskID: deref(r.TaskID), EvalID: deref(r.EvalID), RunID: deref(r.RunID), Status: r.Status}
+		if r.Created != nil {
+			files[i].Created = time.UnixMicro(*r.Created)
+		}
+		if r.Modified != nil {
+			files[i].ModTime = time.UnixMicro(*r.Modified)
+		}
+	}
+	return files
+}
+
+// Newest is the log ids of rows that the log set counts (the rule ingest
+// applies without --all-attempts): the newest attempt of each eval. For a
+// dataset ingested with every attempt (rerun's ledger), whose rows are all
+// counted.
+func Newest(rows []schema.Log) []string {
+	var out []string
+	for i, v := range logset.Resolve(setFiles(rows)) {
+		if v.Status == logset.Counted {
+			out = append(out, rows[i].LogID)
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"empties/internal/guard"
 	"empties/internal/vocab"
 )
 
@@ -290,6 +292,18 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 			return &Error{File: m.Path, Line: r.Line, Msg: fmt.Sprintf("route %q declared twice", r.Name)}
 		}
 		seen[r.Name] = true
+		// a route's name becomes a log folder of empties rerun (<eval>/<route>)
+		if err := guard.CheckNames(r.Name); err != nil {
+			return &Error{File: m.Path, Line: r.Line, Msg: fmt.Sprintf("route name %v", err)}
+		}
+		for _, p := range []struct {
+			key string
+			usd float64
+		}{{"input", r.Prices.Input}, {"output", r.Prices.Output}, {"reasoning", r.Prices.Reasoning}, {"cache_read", r.Prices.CacheRead}} {
+			if math.IsNaN(p.usd) || math.IsInf(p.usd, 0) || p.usd < 0 {
+				return &Error{File: m.Path, Line: r.Line, Msg: fmt.Sprintf("route %q: prices.%s is %v: a price is a finite number of dollars per million tokens, 0 or more", r.Name, p.key, p.usd)}
+			}
+		}
 	}
 	for _, rule := range m.Mapping.Rules {
 		if rule.Path == "" {
@@ -354,8 +368,9 @@ func (m *Manifest) validate(doc *yaml.Node, opts Options) error {
 			return fail("judges", "judges: eval %q is not one of the study's evals", name)
 		}
 	}
-	if m.Budget.CeilingUSD <= 0 {
-		return fail("budget", "budget: ceiling_usd must be positive")
+	// NaN passes no comparison: !(c > 0) refuses it with the negatives
+	if c := m.Budget.CeilingUSD; !(c > 0) || math.IsInf(c, 0) {
+		return fail("budget", "budget: ceiling_usd is %v: give the study's ceiling as a finite number of dollars above 0, e.g. 200", c)
 	}
 	return nil
 }

@@ -89,6 +89,14 @@ func TestLoadRejects(t *testing.T) {
 		{"a typo in a key", "budget: {ceiling_usd: 200}", "budget: {ceiling_usd: 200}\nbudgett: 1", "budgett", Options{}},
 		{"a Part C judge in the solver", "    strong_reject: {samples: 40, repeats: 3}", "    strong_reject: {samples: 40, repeats: 3}\n    air_bench: {samples: 40, repeats: 3}", `part_c: eval "air_bench" has its judge in "solver"`, Options{}},
 		{"a Part C eval without a judge", "    strong_reject: {samples: 40, repeats: 3}", "    strong_reject: {samples: 40, repeats: 3}\n    gpqa_diamond: {samples: 40, repeats: 3}", `part_c: eval "gpqa_diamond" has its judge in "none"`, Options{}},
+		// money is finite: NaN passes no comparison, so "<= 0" alone let it through
+		{"a NaN ceiling", "budget: {ceiling_usd: 200}", "budget: {ceiling_usd: .nan}", "budget: ceiling_usd is NaN", Options{}},
+		{"an infinite ceiling", "budget: {ceiling_usd: 200}", "budget: {ceiling_usd: .inf}", "budget: ceiling_usd is +Inf", Options{}},
+		{"a zero ceiling", "budget: {ceiling_usd: 200}", "budget: {ceiling_usd: 0}", "budget: ceiling_usd is 0", Options{}},
+		{"a negative price", "prices: {input: 0.25,", "prices: {input: -0.25,", `route "gpt-5-mini/openai-responses": prices.input is -0.25`, Options{}},
+		{"a NaN price", "prices: {input: 0.25,", "prices: {input: .nan,", `prices.input is NaN`, Options{}},
+		// a route's name becomes a folder of empties rerun's logs
+		{"a route name that leaves its folder", "name: gpt-5-mini/openai-responses", "name: ../../gpt-5-mini", `route name "../../gpt-5-mini": part ".." is not a name`, Options{}},
 		{"pre-registration changed", "sha256: 1aac", "sha256: 0aac", "preregistration: ", Options{}},
 		{"pre-registration changed, overridden", "sha256: 1aac", "sha256: 0aac", "", Options{AllowPreregMismatch: true}},
 	} {

@@ -130,6 +130,8 @@ func TestRunWritesEveryOutput(t *testing.T) {
 		"tight_vs_default | ok | [] | 2 | sql/marts/tight_vs_default.sql",
 		"transient_share | ok | [] | 2 | sql/marts/transient_share.sql",
 		"truncation_by_max_tokens | ok | [] | 4 | sql/marts/truncation_by_max_tokens.sql",
+		"turn_examples | skipped | [logs, model_calls] | 0 | sql/marts/turn_examples.sql",
+		"turn_rates | skipped | [model_calls] | 0 | sql/marts/turn_rates.sql",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("analyze_runs:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))

@@ -23,7 +23,7 @@ var wantOutputs = []string{
 	"d3_headline_deltas", "d4_judge_behaviour", "d4_judge_verdicts", "transient_share", "tight_vs_default",
 	"cost", "judge_calls_saved", "rates_by_stop_reason", "rates_by_stop_category",
 	"non_answer_rates", "truncation_by_max_tokens", "judge_calls_on_non_answers", "reply_sources",
-	"log_accounting", "class_examples", "overview", "overview_classes",
+	"log_accounting", "class_examples", "overview", "overview_classes", "turn_rates", "turn_examples",
 }
 
 func TestEmbeddedSQLIsValid(t *testing.T) {

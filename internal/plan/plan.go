@@ -7,12 +7,15 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
 
 	"empties/internal/cliutil"
+	"empties/internal/guard"
 	"empties/internal/vocab"
 )
 
@@ -111,7 +114,7 @@ func Read(path string) (*Plan, error) {
 		return nil, cliutil.Usagef("%s: no such plan; write one with `empties select wide|control|partc|partb --out PLAN`", path)
 	}
 	if err != nil {
-		return nil, err
+		return nil, cliutil.Usagef("%s: cannot read the plan: %v", path, unwrapPath(err))
 	}
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -131,6 +134,9 @@ func (p *Plan) check() error {
 	if !known {
 		return fmt.Errorf("plan kind %q: plans are wide, control, partc and partb (written by empties select)", p.Kind)
 	}
+	if err := p.Cost.check("cost"); err != nil {
+		return err
+	}
 	for i, g := range p.Groups {
 		where := fmt.Sprintf("group %d (%s %s)", i+1, g.Eval, g.Route)
 		switch {
@@ -140,6 +146,14 @@ func (p *Plan) check() error {
 			return fmt.Errorf("%s: no task: the plan names no task to run (write it again with this empties' select)", where)
 		case !Replays(p.Kind) && g.Model == "":
 			return fmt.Errorf("%s: no model to re-run", where)
+		}
+		if err := g.checkNames(); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if g.Cost != nil {
+			if err := g.Cost.check(); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 		}
 		for _, s := range g.Samples {
 			switch {
@@ -155,6 +169,71 @@ func (p *Plan) check() error {
 		}
 	}
 	return nil
+}
+
+// checkNames applies the guard's one rule for names that become paths
+// (guard.CheckName) to the group's: its eval and route name its log folder
+// (<eval>/<route with '-' for '/'>, and a Part B arm after it), its task is
+// a registered task's name. A name that would reach outside the log folder
+// ("../../victim", "/etc", "a/../../b") is refused before anything runs.
+func (g *Group) checkNames() error {
+	if err := guard.CheckName(g.Eval); err != nil {
+		return fmt.Errorf("eval %w", err)
+	}
+	if g.Route != "" {
+		if err := guard.CheckNames(g.Route); err != nil {
+			return fmt.Errorf("route %w", err)
+		}
+	}
+	if err := guard.CheckNames(g.Task); err != nil {
+		return fmt.Errorf("task %w (a registered task's name, e.g. inspect_evals/xstest)", err)
+	}
+	if arm, ok := g.Metadata["empties_arm"]; ok && !slices.Contains(vocab.Arms, arm) {
+		return fmt.Errorf("metadata empties_arm %q: arms are %s", arm, strings.Join(vocab.Arms, ", "))
+	}
+	return nil
+}
+
+// money is a sum of dollars a plan records: finite and not negative.
+func money(field string, usd float64) error {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+		return fmt.Errorf("%s is %v: a cost is a finite number of dollars, 0 or more (write the plan again with empties select)", field, usd)
+	}
+	return nil
+}
+
+func (c *Cost) check(at string) error {
+	for _, f := range []struct {
+		name string
+		usd  float64
+	}{{"estimate_usd", c.EstimateUSD}, {"upper_bound_usd", c.UpperBoundUSD}, {"spent_usd", c.SpentUSD}, {"ceiling_usd", c.CeilingUSD}} {
+		if err := money(at+"."+f.name, f.usd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *GroupCost) check() error {
+	if err := money("cost.estimate_usd", c.EstimateUSD); err != nil {
+		return err
+	}
+	if err := money("cost.upper_bound_usd", c.UpperBoundUSD); err != nil {
+		return err
+	}
+	if c.UpperBoundUSD < c.EstimateUSD {
+		return fmt.Errorf("cost.upper_bound_usd %v is below its estimate_usd %v: an upper bound is at least the estimate (write the plan again with empties select)", c.UpperBoundUSD, c.EstimateUSD)
+	}
+	return nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ModelName is the model a task argument or model role names: a name, or a

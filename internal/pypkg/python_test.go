@@ -15,6 +15,7 @@ import (
 	"empties/internal/ingest"
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/testutil"
+	"empties/internal/vocab"
 )
 
 // python returns the project's interpreter (the pinned inspect_ai) and an
@@ -152,10 +153,13 @@ json.dump([[f.name for f in vocabulary().error_forms if f.matches(t)] for t in t
 	t.Logf("%d texts, %d matching a form, %d differences", len(texts), matched, diffs)
 }
 
-// The differential test of the classifier: every sample of the wild corpus,
-// the inspect-ai-tests corpus, the fixtures and the demo gets the same class,
-// rule, non-answer, tools_offered and reply source from `python -m empties
-// classify` as from ingest (read back from the replies table).
+// The differential test of the classifier, under both reply rules: every
+// sample of the wild corpus, the inspect-ai-tests corpus, the fixtures, the
+// agents' logs and the demo gets the same class, rule, non-answer,
+// tools_offered and reply source from `python -m empties classify --reply
+// first` as ingest's reply (replies.class ...), and from `--reply final` as
+// ingest's final reply (replies.final_class ..., with the final call's
+// model_calls.tools_offered).
 func TestClassifyDifferential(t *testing.T) {
 	t.Parallel()
 	paths := []string{
@@ -165,22 +169,46 @@ func TestClassifyDifferential(t *testing.T) {
 		testutil.Path(t, "testdata", "classify"),
 		testutil.Path(t, "testdata", "profiles"),
 		testutil.Path(t, "testdata", "logsets"),
+		testutil.Path(t, "testdata", "turns"),
 		testutil.Path(t, "data", "demo", "logs"),
 	}
 	dir := ingesttest.Build(t, ingest.Config{Paths: paths, Workers: 2})
-	rows := testutil.Query(t, dir, `SELECT l.path, r.sample_id, r.epoch::VARCHAR, r.class, r.class_rule, r.non_answer::VARCHAR,
-	  coalesce(r.tools_offered::VARCHAR, 'null'), r.reply_source FROM replies r JOIN logs l USING (log_id)`)
-	goRows := map[string][]string{}
-	for _, r := range rows {
-		k := r[0] + "\x00" + r[1] + "\x00" + r[2]
-		if _, dup := goRows[k]; dup {
-			t.Fatalf("two reply rows for %q", k)
+	for _, rule := range []struct{ name, query string }{
+		{vocab.ReplyFirst, `SELECT l.path, r.sample_id, r.epoch::VARCHAR, r.class, r.class_rule, r.non_answer::VARCHAR,
+		  coalesce(r.tools_offered::VARCHAR, 'null'), r.reply_source FROM replies r JOIN logs l USING (log_id)`},
+		{vocab.ReplyFinal, `SELECT l.path, r.sample_id, r.epoch::VARCHAR, r.final_class, r.final_class_rule, r.final_non_answer::VARCHAR,
+		  coalesce((CASE WHEN r.final_call_index IS NULL THEN r.tools_offered ELSE m.tools_offered END)::VARCHAR, 'null'), r.reply_source
+		  FROM replies r JOIN logs l USING (log_id)
+		  LEFT JOIN model_calls m ON m.log_id = r.log_id AND m.sample_id = r.sample_id AND m.epoch = r.epoch AND m.call_index = r.final_call_index`},
+	} {
+		goRows := map[string][]string{}
+		for _, r := range testutil.Query(t, dir, rule.query) {
+			k := r[0] + "\x00" + r[1] + "\x00" + r[2]
+			if _, dup := goRows[k]; dup {
+				t.Fatalf("two reply rows for %q", k)
+			}
+			goRows[k] = r[3:]
 		}
-		goRows[k] = r[3:]
+		outFile := filepath.Join(t.TempDir(), "classes.jsonl")
+		runPython(t, "", nil, append([]string{"-m", "empties", "classify", "--reply", rule.name, "--out", outFile}, paths...)...)
+		diffs, classes := compareClasses(t, rule.name, goRows, readClasses(t, outFile))
+		if len(goRows) < 4000 {
+			t.Errorf("%s: only %d samples compared", rule.name, len(goRows))
+		}
+		for _, c := range classify.Classes() {
+			if classes[c] == 0 {
+				t.Errorf("%s: no sample of class %s compared", rule.name, c)
+			}
+		}
+		t.Logf("reply rule %s: %d samples of %d paths, %d differences; by class %v", rule.name, len(goRows), len(paths), diffs, classes)
 	}
-	outFile := filepath.Join(t.TempDir(), "classes.jsonl")
-	runPython(t, "", nil, append([]string{"-m", "empties", "classify", "--out", outFile}, paths...)...)
-	b, err := os.ReadFile(outFile)
+}
+
+// readClasses reads `python -m empties classify`'s lines by log, sample id
+// and epoch.
+func readClasses(t *testing.T, file string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +248,13 @@ func TestClassifyDifferential(t *testing.T) {
 		}
 		pyRows[k] = []string{r.Class, r.Rule, strconv.FormatBool(r.NonAnswer), tools, r.ReplySource}
 	}
+	return pyRows
+}
+
+// compareClasses reports every sample whose row differs, or is on one side
+// only, and returns the differences and the samples per class that agree.
+func compareClasses(t *testing.T, rule string, goRows, pyRows map[string][]string) (int, map[string]int) {
+	t.Helper()
 	keys := map[string]bool{}
 	for k := range goRows {
 		keys[k] = true
@@ -240,24 +275,16 @@ func TestClassifyDifferential(t *testing.T) {
 		name := strings.ReplaceAll(k, "\x00", " ")
 		switch {
 		case !gok:
-			t.Errorf("%s: the package classified it, ingest has no reply row", name)
+			t.Errorf("%s: %s: the package classified it, ingest has no reply row", rule, name)
 		case !pok:
-			t.Errorf("%s: ingest has a reply row, the package wrote no line", name)
+			t.Errorf("%s: %s: ingest has a reply row, the package wrote no line", rule, name)
 		case strings.Join(g, " ") != strings.Join(p, " "):
-			t.Errorf("%s: ingest (class rule non_answer tools_offered reply_source) %v, the package %v", name, g, p)
+			t.Errorf("%s: %s: ingest (class rule non_answer tools_offered reply_source) %v, the package %v", rule, name, g, p)
 		default:
 			classes[g[0]]++
 			continue
 		}
 		diffs++
 	}
-	if len(goRows) < 4000 {
-		t.Errorf("only %d samples compared", len(goRows))
-	}
-	for _, c := range classify.Classes() {
-		if classes[c] == 0 {
-			t.Errorf("no sample of class %s compared", c)
-		}
-	}
-	t.Logf("%d samples of %d paths, %d differences; by class %v", len(goRows), len(paths), diffs, classes)
+	return diffs, classes
 }

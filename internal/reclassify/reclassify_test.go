@@ -17,18 +17,22 @@ import (
 )
 
 // A dataset classified by older rules: one reply carries another class and
-// rule, a call ingest did not find a judge's carries a judge class, and the
-// analysis tables were computed from the old classes. Reclassify puts the
-// reply and the call back as ingest wrote them, from the stored fields, and
-// removes the tables computed from the old classes.
+// rule, another reply another final class, a turn of an agent another class
+// and a call that is no generation a class, a call ingest did not find a
+// judge's carries a judge class, and the analysis tables were computed from
+// the old classes. Reclassify puts the replies and the calls back as ingest
+// wrote them, from the stored fields, and removes the tables computed from
+// the old classes.
 func TestReclassifyRestoresTheClassesAndDropsWhatTheyFed(t *testing.T) {
 	ctx := context.Background()
-	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs", "grader-role.eval"))
+	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs", "grader-role.eval"),
+		testutil.Path(t, "testdata", "turns"))
 	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	const replies = "SELECT log_id, sample_id, epoch, class, class_rule, non_answer FROM replies ORDER BY ALL"
-	const calls = "SELECT log_id, sample_id, epoch, call_index, kind, judge_class FROM model_calls ORDER BY ALL"
+	const replies = `SELECT log_id, sample_id, epoch, class, class_rule, non_answer, final_call_index, final_class, final_class_rule, final_non_answer,
+	  generations, non_answer_generations FROM replies ORDER BY ALL`
+	const calls = "SELECT log_id, sample_id, epoch, call_index, kind, judge_class, class, class_rule, non_answer FROM model_calls ORDER BY ALL"
 	wantReplies, wantCalls := testutil.Query(t, data, replies), testutil.Query(t, data, calls)
 	if !slices.ContainsFunc(wantCalls, func(r []string) bool { return r[4] == vocab.KindJudge }) {
 		t.Fatal("the fixtures have no judge call to classify")
@@ -38,19 +42,29 @@ func TestReclassifyRestoresTheClassesAndDropsWhatTheyFed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tampered := false
+	tampered, tamperedFinal := false, false
 	if err := store.RewriteTable(ds, schema.Replies, func(r *schema.Reply) error {
-		if !tampered && r.Class != "answer" {
+		switch {
+		case !tampered && r.Class != "answer":
 			r.Class, r.ClassRule, r.NonAnswer, tampered = "answer", "answer@v0", false, true
+		case !tamperedFinal && r.Generations > 1:
+			r.FinalClass, r.FinalClassRule, r.FinalNonAnswer, r.Generations, tamperedFinal = "silent", "silent@v0", true, 1, true
 		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	old := "usable"
+	old, silent, rule, yes := "usable", "silent", "silent@v0", true
+	turn, stray := false, false
 	if err := store.RewriteTable(ds, schema.ModelCalls, func(c *schema.ModelCall) error {
 		if c.Kind != vocab.KindJudge {
 			c.JudgeClass = &old
+		}
+		switch {
+		case !turn && c.Class != nil && c.CallIndex > 0:
+			c.Class, c.ClassRule, c.NonAnswer, turn = &silent, &rule, &yes, true
+		case !stray && c.Class == nil:
+			c.Class, c.ClassRule, c.NonAnswer, stray = &silent, &rule, &yes, true
 		}
 		return nil
 	}); err != nil {
@@ -60,16 +74,16 @@ func TestReclassifyRestoresTheClassesAndDropsWhatTheyFed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds.Close()
-	if !tampered || !store.HasTable(data, "class_rates") {
-		t.Fatalf("setup: tampered %v, class_rates %v", tampered, store.HasTable(data, "class_rates"))
+	if !tampered || !tamperedFinal || !turn || !stray || !store.HasTable(data, "class_rates") {
+		t.Fatalf("setup: tampered %v %v %v %v, class_rates %v", tampered, tamperedFinal, turn, stray, store.HasTable(data, "class_rates"))
 	}
 
 	res, err := reclassify.Dataset(ctx, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed != 1 {
-		t.Errorf("%d replies changed rule, want the one tampered with", res.Changed)
+	if res.Changed != 2 || res.Turns != 2 {
+		t.Errorf("%d replies and %d calls changed rule, want the two of each tampered with", res.Changed, res.Turns)
 	}
 	if !slices.Contains(res.Dropped, "class_rates") || store.HasTable(data, "class_rates") {
 		t.Errorf("dropped %v: want class_rates, computed from the old classes, gone", res.Dropped)

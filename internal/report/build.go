@@ -56,6 +56,8 @@ var published = []struct{ name, title string }{
 	{"reply_sources", "Exploration: how the replies were chosen"},
 	{"log_accounting", "Exploration: logs read by status, and files that could not be read"},
 	{"class_examples", "Exploration: real examples of each class, with inspect view links"},
+	{"turn_rates", "Every turn: non-answer generations, and final replies against first, per {eval} × {route}{ × arm}"},
+	{"turn_examples", "Every turn: empty turns of multi-turn samples, with the turns around them"},
 	{"analyze_runs", "What the last analyze run computed, and why a table is empty"},
 	{"reruns", "Re-run pairing"},
 	{"log_assignments", "Logs and their place in the study"},
@@ -202,6 +204,9 @@ type builder struct {
 	ids        map[string]int
 	anchors    map[string]int
 	cells      int64 // task × model cells of the default arm (overview.n_cells)
+	// multi is the default arm's multi-turn counts; nil when no sample is
+	// multi-turn, and then the page has no multi-turn line, section or tables.
+	multi *turnsOverview
 }
 
 // analyzeRun is a row of analyze_runs: why an output holds no rows.
@@ -334,6 +339,9 @@ func (b *builder) page(present []string) (*page, error) {
 		return nil, err
 	}
 	sections = append(sections, banner...)
+	if b.multi, err = b.turns(); err != nil {
+		return nil, err
+	}
 	if b.study {
 		s, err := b.decisionsSection()
 		if err != nil {
@@ -357,6 +365,13 @@ func (b *builder) page(present []string) (*page, error) {
 		return nil, err
 	}
 	sections = append(sections, ex)
+	if b.multi != nil {
+		turns, err := b.turnsSection()
+		if err != nil {
+			return nil, err
+		}
+		sections = append(sections, turns)
+	}
 	rates, err := b.exploration()
 	if err != nil {
 		return nil, err
@@ -520,6 +535,9 @@ func (b *builder) allTables(present []string) (block, error) {
 	reasons := map[string][]string{}
 	var reasonOrder []string
 	for _, name := range order {
+		if (name == "turn_rates" || name == "turn_examples") && b.multi == nil {
+			continue // no sample is multi-turn: nothing of its own to show
+		}
 		if !b.have[name] {
 			r := b.unavailable(name)
 			if _, seen := reasons[r]; !seen {
@@ -551,9 +569,13 @@ func (b *builder) allTables(present []string) (block, error) {
 			reasons[r] = append(reasons[r], name)
 			continue
 		}
-		if name == "class_examples" { // forty columns: the examples above are its reading
+		if name == "class_examples" || name == "turn_examples" { // forty columns: the examples above are its reading
+			shown := link("the examples", hExamples)
+			if name == "turn_examples" {
+				shown = link("the empty turns", "Empty turns, with the turns around them")
+			}
 			blocks = append(blocks, para{text: fmt.Sprintf("%s: `%s`, %s rows, shown as %s; files [CSV](tables/%[2]s.csv), [Parquet](tables/%[2]s.parquet).",
-				titles[name], name, count(int64(len(v.rows))), link("the examples", hExamples))})
+				titles[name], name, count(int64(len(v.rows))), shown)})
 			continue
 		}
 		blocks = append(blocks, folded{

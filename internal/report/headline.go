@@ -87,7 +87,11 @@ func (b *builder) headline() ([]block, error) {
 			}
 		}
 	}
-	blocks = append(blocks, para{text: lead, class: "lead"}, cards(parts, n(2), level), para{text: fmt.Sprintf(
+	blocks = append(blocks, para{text: lead, class: "lead"})
+	if b.multi != nil {
+		blocks = append(blocks, para{text: b.multi.line(), class: "lead turns-line"})
+	}
+	blocks = append(blocks, cards(parts, n(2), level), para{text: fmt.Sprintf(
 		"Shares of all %s samples, each counted once (a sample with several epochs counts the share of its replies), with %s Wilson intervals. The reply is the first completed generation of the model under test. A sample with no reply is not a non-answer: it is counted beside them, never folded in. %s.",
 		count(n(2)), levelText(level), link("What each class means", hClasses)), class: "rule"})
 	byModel, err := b.byRoute(headlineRows)
@@ -280,7 +284,11 @@ func (b *builder) nonAnswerish() []string {
 
 // contents links the page's sections.
 func (b *builder) contents() block {
-	links := []string{link("classes", hClasses), link("charts", hCharts), link("examples", hExamples), link("rates per cell", b.ratesTitle()), link("all tables", hTables)}
+	links := []string{link("classes", hClasses), link("charts", hCharts), link("examples", hExamples)}
+	if b.multi != nil {
+		links = append(links, link("multi-turn samples", hTurns))
+	}
+	links = append(links, link("rates per cell", b.ratesTitle()), link("all tables", hTables))
 	if b.study {
 		links = append([]string{link("decisions", hDecisions)}, links...)
 	}

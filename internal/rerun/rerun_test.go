@@ -97,3 +97,60 @@ func TestBudget(t *testing.T) {
 		t.Errorf("refusal: %v", err)
 	}
 }
+
+// The gate fails closed and never takes an unpriced call for $0: a ceiling
+// or a total that is not a finite number is over; calls spent or planned
+// with no price make the total no bound, shown as such and refused unless
+// allowed.
+func TestBudgetFailsClosed(t *testing.T) {
+	for _, b := range []Budget{{CeilingUSD: math.NaN()}, {CeilingUSD: 10, SpentDataUSD: math.NaN()}, {CeilingUSD: 10, UpperBoundUSD: math.Inf(1)}, {CeilingUSD: math.Inf(1)}} {
+		if !b.Over() {
+			t.Errorf("%+v is within budget", b)
+		}
+	}
+	b := Budget{CeilingUSD: 10, SpentDataUSD: 1}
+	b.Remaining(Group{Planned: 4, Cost: plan.GroupCost{EstimateUSD: 1, UpperBoundUSD: 2}}, 0)
+	if b.Over() || b.Unbounded() {
+		t.Fatalf("$3 of $10, all priced: %+v", b)
+	}
+	b.Unpriced = []string{"mockllm/xstest-judge"}
+	if !b.Unbounded() {
+		t.Error("a plan calling an unpriced judge is bounded")
+	}
+	b.AddUnpriced(8, []string{"mockllm/b", "mockllm/a"})
+	b.AddUnpriced(2, []string{"mockllm/a"})
+	var out bytes.Buffer
+	b.Print(&out)
+	for _, want := range []string{"within budget for the priced calls only", "unpriced, not in these figures (never $0): 10 calls so far (mockllm/a, mockllm/b) and the plan's calls of mockllm/xstest-judge"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("print lacks %q:\n%s", want, out.String())
+		}
+	}
+	r := &Run{Budget: b}
+	if err := r.Refused("allow-over-budget", "allow-unpriced"); err == nil || !strings.Contains(err.Error(), "--allow-unpriced") || !strings.Contains(err.Error(), "nothing was run") {
+		t.Errorf("an unbounded budget: %v", err)
+	}
+	r.Config.AllowUnpriced = true
+	if err := r.Refused("allow-over-budget", "allow-unpriced"); err != nil {
+		t.Errorf("allowed: %v", err)
+	}
+	// what is done: nothing left to run, nothing planned unpriced
+	done := Budget{CeilingUSD: 10, Unpriced: []string{"x"}}
+	done.Remaining(Group{Planned: 4}, 4)
+	if done.Unbounded() {
+		t.Error("a finished plan's unpriced estimate makes it unbounded")
+	}
+}
+
+// Every line counts a group's records one way: planned = in its logs + run
+// now + left, whatever the figures given.
+func TestCount(t *testing.T) {
+	for _, c := range []struct{ planned, before, now, in, run, left int }{
+		{144, 65, 79, 65, 79, 0}, {144, 65, 20, 65, 20, 59}, {10, 12, 3, 10, 0, 0}, {10, 4, 9, 4, 6, 0}, {10, -1, -2, 0, 0, 10},
+	} {
+		got := Count(c.planned, c.before, c.now)
+		if got != (Tally{c.planned, c.in, c.run, c.left}) || got.InLogs+got.RunNow+got.Left != got.Planned {
+			t.Errorf("Count(%d, %d, %d) = %+v", c.planned, c.before, c.now, got)
+		}
+	}
+}

@@ -2,12 +2,14 @@ package rerun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -26,6 +28,7 @@ type Config struct {
 	LogDir          string // "" = PLAN without .json
 	DryRun          bool
 	AllowOverBudget bool
+	AllowUnpriced   bool     // run although some calls have no price (their cost is not counted)
 	Python          string   // "" = Python's choice
 	Harness         string   // Python file with setup()/model() (simulated runs, tests)
 	Tags            []string // on every log
@@ -42,6 +45,7 @@ type Run struct {
 	Root     string  // the log folder, resolved (guard.CheckLogFolder)
 	Groups   []Group // every group of the plan that has samples
 	Records  int     // sample × epoch records the groups plan
+	Busy     error   // a dry run's note: another process holds the log folder (a real run is refused)
 
 	// set by Assess
 	Budget   Budget
@@ -61,8 +65,8 @@ func Load(cfg Config) (*Run, error) {
 		return nil, fmt.Errorf("rerun: %w", err)
 	}
 	m, err := manifest.Load(cfg.Manifest, manifest.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("rerun: %w", err)
+	if err != nil { // the command was given a wrong file: a usage error, as a wrong plan is
+		return nil, &cliutil.UsageError{Msg: "rerun: " + err.Error()}
 	}
 	if cfg.LogBuffer < 0 {
 		return nil, cliutil.Usagef("rerun: --log-buffer %d: give a number of samples, 1 or more (0: inspect_ai's default)", cfg.LogBuffer)
@@ -104,6 +108,17 @@ func Load(cfg Config) (*Run, error) {
 	r := &Run{Config: cfg, Plan: p, Manifest: m, Python: python, Root: root, Groups: Build(p, root, cfg.Tags), rules: rules}
 	for _, g := range r.Groups {
 		r.Records += g.Planned
+		if _, err := guard.SubPath(root, g.Rel); err != nil {
+			return nil, cliutil.Usagef("rerun: %s: group %d (%s): %v", cfg.Plan, g.Index, g.Label, err)
+		}
+	}
+	// a live runner of the folder (whose empties may be gone) refuses a
+	// real run before any work; Execute's lock decides
+	if err := guard.CheckLogFolderFree(cfg.LogDir, root); err != nil {
+		if !cfg.DryRun {
+			return nil, fmt.Errorf("rerun: %w", err)
+		}
+		r.Busy = err
 	}
 	return r, nil
 }
@@ -115,11 +130,7 @@ func Load(cfg Config) (*Run, error) {
 func (r *Run) Assess(ctx context.Context) error {
 	b := Budget{CeilingUSD: r.Manifest.Budget.CeilingUSD, Unpriced: r.Plan.Cost.Unpriced}
 	others := SiblingLogFolders(r.Root)
-	groupDirs := make([]string, len(r.Groups))
-	for i, g := range r.Groups {
-		groupDirs[i] = g.LogDir
-	}
-	before, err := Account(ctx, append([]string{r.Root}, others...), r.Manifest, groupDirs...)
+	before, err := Account(ctx, append([]string{r.Root}, others...), r.Manifest, groupDirs(r.Groups)...)
 	if err != nil {
 		return err
 	}
@@ -136,30 +147,41 @@ func (r *Run) Assess(ctx context.Context) error {
 			r.Todo = append(r.Todo, g)
 		}
 	}
-	spentData, fromPlan, err := DatasetSpend(ctx, r.Config.Data, append([]string{r.Root}, others...), r.Manifest)
+	for _, d := range append([]string{r.Root}, others...) {
+		st := before.In(d)
+		b.AddUnpriced(st.Unpriced, st.UnpricedModels)
+	}
+	data, err := DatasetSpend(ctx, r.Config.Data, append([]string{r.Root}, others...), r.Manifest)
 	if err != nil {
 		return err
 	}
-	b.SpentDataUSD = spentData
-	if fromPlan {
+	b.SpentDataUSD = data.USD
+	b.AddUnpriced(data.Unpriced, data.UnpricedModels)
+	if data.FromPlan {
 		b.SpentDataUSD = r.Plan.Cost.SpentUSD
 	}
-	r.Budget, r.FromPlan = b, fromPlan
+	r.Budget, r.FromPlan = b, data.FromPlan
 	return nil
 }
 
-// Refused is the refusal of a run over the budget, nil when it may run.
-func (r *Run) Refused(flag string) error {
+// Refused is the refusal of a run the budget does not allow, nil when it
+// may run: over the ceiling (unless overFlag's --allow-over-budget), or not
+// bounded because some calls have no price (unless unpricedFlag's).
+func (r *Run) Refused(overFlag, unpricedFlag string) error {
 	if r.Budget.Over() && !r.Config.AllowOverBudget {
-		return r.Budget.OverError(flag)
+		return r.Budget.OverError(overFlag)
+	}
+	if r.Budget.Unbounded() && !r.Config.AllowUnpriced {
+		return r.Budget.UnpricedError(unpricedFlag)
 	}
 	return nil
 }
 
 // Outcome is what a run of the unfinished groups did.
 type Outcome struct {
-	Stopped bool        // the context was cancelled: the logs keep what finished
+	Stopped bool        // stopped on request (a Ctrl-C, a signal to the runner): the logs keep what finished
 	Spent   FolderState // what this plan's logs hold and spent after the run
+	After   map[int]int // records each group's logs hold after the run (by Group.Index)
 	Output  string      // the Python runner's own output, its last 64 KiB
 	Failed  []string    // labels of the groups that did not finish
 	RunErr  error       // the Python runner failed
@@ -167,15 +189,23 @@ type Outcome struct {
 
 // Execute runs the groups whose logs are not finished (Todo) through the
 // Python runner in the plan's log folder, printing their progress to w, and
-// accounts for what this plan's logs then hold. A cancelled run returns an
-// Outcome with Stopped and the context's error.
+// accounts for what this plan's logs then hold, also after a stop. The
+// folder's lock is the runner's too (guard.LogFolder.LockFile): it is held
+// while either lives. A run stopped by a cancelled ctx returns an Outcome
+// with Stopped and the context's error.
 func (r *Run) Execute(ctx context.Context, w io.Writer) (*Outcome, error) {
 	folder, err := guard.OpenLogFolder(r.Config.LogDir, "rerun", "inspect_ai eval_set (python -m empties rerun)", r.rules)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rerun: %w", err)
 	}
 	defer folder.Close()
-	spec := Spec{Format: SpecFormat, Harness: r.Config.Harness, Groups: r.Todo}
+	for _, g := range r.Todo {
+		if _, err := folder.Sub(g.Rel); err != nil {
+			return nil, fmt.Errorf("rerun: group %d (%s): %w", g.Index, g.Label, err)
+		}
+	}
+	spec := Spec{Format: SpecFormat, Harness: r.Config.Harness, Groups: r.Todo,
+		LockFD: RunnerLockFD, ParentPID: os.Getpid(), OrphanGrace: OrphanGrace().Seconds()}
 	if r.Config.LogBuffer > 0 {
 		n := r.Config.LogBuffer
 		spec.LogBuffer = &n
@@ -185,16 +215,44 @@ func (r *Run) Execute(ctx context.Context, w io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer cleanup()
-	progress := &Progress{W: w, Groups: r.Groups, Done: r.Done}
-	output, runErr := RunPython(ctx, r.Python, specPath, os.Environ(), progress.Event)
-	if ctx.Err() != nil {
-		return &Outcome{Stopped: true, Output: output}, ctx.Err()
+	holder := guard.Holder{Command: "rerun", EmptiesPID: os.Getpid(), Writer: "runner (python -m empties rerun)", Started: time.Now().UTC().Format(time.RFC3339)}
+	if err := folder.Hold(holder); err != nil {
+		return nil, err
 	}
-	after, err := Account(ctx, []string{r.Root}, r.Manifest)
+	progress := &Progress{W: w, Groups: r.Groups, Done: r.Done}
+	runner := Runner{Python: r.Python, Spec: specPath, Env: os.Environ(), Lock: folder.LockFile(), OnEvent: progress.Event,
+		OnStart: func(pid int) {
+			holder.WriterPID = pid
+			folder.Hold(holder) // names the runner in a refusal; the lock decides, so a failure here is no harm
+		}}
+	output, runErr := runner.Run(ctx)
+	stopped := ctx.Err() != nil || errors.Is(runErr, errStopped) || progress.Stopped
+	// what the logs hold now is read also after a Ctrl-C (the runner has
+	// written them): a second one ends the process anyway
+	after, err := Account(context.WithoutCancel(ctx), []string{r.Root}, r.Manifest, groupDirs(r.Groups)...)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Spent: after.In(r.Root), Output: output, Failed: progress.Failed, RunErr: runErr}, nil
+	out := &Outcome{Stopped: stopped, Spent: after.In(r.Root), After: map[int]int{}, Output: output, Failed: progress.Failed}
+	for _, g := range r.Groups {
+		out.After[g.Index] = after.In(g.LogDir).Records
+	}
+	if stopped {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, nil
+	}
+	out.RunErr = runErr
+	return out, nil
+}
+
+func groupDirs(gs []Group) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.LogDir
+	}
+	return out
 }
 
 // writeSpec writes the spec to a scratch file outside every output: spec.json

@@ -20,15 +20,21 @@ import (
 	"empties/internal/vocab"
 )
 
-// SpecFormat is the spec format python/src/empties/rerun.py reads.
+// SpecFormat is the spec format python/src/empties/study/rerun.py reads.
 const SpecFormat = 1
 
-// Spec is what the Python runner runs (python/src/empties/rerun.py).
+// Spec is what the Python runner runs (python/src/empties/study/rerun.py).
 type Spec struct {
 	Format    int     `json:"format"`
 	Harness   string  `json:"harness"`
 	LogBuffer *int    `json:"log_buffer,omitempty"`
 	Groups    []Group `json:"groups"`
+
+	// the runner's life (rerun.py, "Stopping"): the log folder's lock it
+	// inherits, the empties it watches, how long it outlives it at most
+	LockFD      int     `json:"lock_fd"`
+	ParentPID   int     `json:"parent_pid"`
+	OrphanGrace float64 `json:"orphan_grace"` // seconds
 }
 
 // Group is one eval_set: one group of the plan, in its own log folder.
@@ -36,6 +42,7 @@ type Group struct {
 	Index      int               `json:"index"`
 	Label      string            `json:"label"`
 	LogDir     string            `json:"log_dir"`
+	Rel        string            `json:"-"` // LogDir inside the log folder: names the plan's rule checked (plan.Read)
 	Task       string            `json:"task"`
 	TaskArgs   map[string]any    `json:"task_args,omitempty"`
 	Model      string            `json:"model,omitempty"` // "" for Part C: none/none, never called
@@ -68,7 +75,9 @@ func (g *Group) Replays() bool { return g.Replay != nil }
 // root: <eval>/<route> (the route's slashes as dashes) for a group with a
 // route, <eval> for Part C, with -2, -3, ... on a name already taken (two
 // logs of one eval × route). Groups without samples are left out. tags go
-// on every log.
+// on every log. The names are those plan.Read checked (guard.CheckName):
+// the folders lie inside root as names go; Load proves it of the folders
+// as they are (guard.SubPath, symlinks resolved).
 func Build(p *plan.Plan, root string, tags []string) []Group {
 	var out []Group
 	taken := map[string]bool{}
@@ -88,7 +97,7 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 			dir = fmt.Sprintf("%s-%d", name, n)
 		}
 		taken[dir] = true
-		sg := Group{Index: len(out) + 1, Label: label(p.Kind, g), LogDir: filepath.Join(root, dir), Task: g.Task,
+		sg := Group{Index: len(out) + 1, Label: label(p.Kind, g), LogDir: filepath.Join(root, dir), Rel: dir, Task: g.Task,
 			TaskArgs: g.TaskArgs, Model: g.Model, ModelArgs: g.ModelArgs, ModelRoles: g.ModelRoles, Config: g.Settings,
 			Epochs: max(g.Epochs, 1), Metadata: g.Metadata, Tags: tags}
 		if g.Cost != nil {

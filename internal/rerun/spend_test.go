@@ -47,11 +47,11 @@ func TestDatasetSpendLeavesOutTheLogFolders(t *testing.T) {
 		return out
 	}
 	spend := func(data string, leftOut ...string) float64 {
-		usd, fromPlan, err := DatasetSpend(ctx, data, leftOut, m)
-		if err != nil || fromPlan {
-			t.Fatalf("%s without %v: %v (from the plan: %v)", data, leftOut, err, fromPlan)
+		got, err := DatasetSpend(ctx, data, leftOut, m)
+		if err != nil || got.FromPlan {
+			t.Fatalf("%s without %v: %v (from the plan: %v)", data, leftOut, err, got.FromPlan)
 		}
-		return usd
+		return got.USD
 	}
 	all := dataset("all", own, wide, control)
 	alone := spend(dataset("alone", own))
@@ -73,7 +73,7 @@ func TestDatasetSpendLeavesOutTheLogFolders(t *testing.T) {
 	if got := spend(all, filepath.Join(dir, "plans", "wid")); got != whole {
 		t.Errorf("a folder whose name begins another's left out $%.17g of $%.17g", whole-got, whole)
 	}
-	if usd, fromPlan, err := DatasetSpend(ctx, filepath.Join(dir, "none"), nil, m); err != nil || !fromPlan || usd != 0 {
-		t.Errorf("no dataset: $%g, from the plan %v, %v", usd, fromPlan, err)
+	if got, err := DatasetSpend(ctx, filepath.Join(dir, "none"), nil, m); err != nil || !got.FromPlan || got.USD != 0 {
+		t.Errorf("no dataset: $%g, from the plan %v, %v", got.USD, got.FromPlan, err)
 	}
 }

@@ -102,7 +102,8 @@ func writeSynthetic(dir string, n, nLogs int) error {
 		r := schema.Reply{LogID: l.LogID, Task: l.Task, Model: l.Model, SampleID: fmt.Sprint(i % (n / nLogs)), SampleIDType: "int", Epoch: 1,
 			Member: fmt.Sprintf("samples/%d_epoch_1.json", i%(n/nLogs)), ReplySource: "model_event", StopReason: &stop,
 			Text: sb.String(), TextChars: int64(sb.Len()), MaxTokensSource: "unset", ToolCallFunctions: []string{},
-			Class: class, ClassRule: class + "@" + classify.Version, NonAnswer: classify.NonAnswer(class, nil)}
+			Class: class, ClassRule: class + "@" + classify.Version, NonAnswer: classify.NonAnswer(class, nil),
+			FinalClass: class, FinalClassRule: class + "@" + classify.Version, FinalNonAnswer: classify.NonAnswer(class, nil)}
 		if i%97 == 0 {
 			r.FailedAttempts = 1
 		}

@@ -31,6 +31,8 @@ type facet struct {
 var facets = []facet{
 	{Key: "class", Label: "class", src: "r.class", Help: "the reply's class (first matching rule)"},
 	{Key: "non_answer", Label: "non-answer", src: "CAST(r.non_answer AS VARCHAR)", Help: "the class counts as a non-answer"},
+	{Key: "final_class", Label: "final class", src: "r.final_class",
+		Help: "the final reply's class: the model under test's last generation, what the scorer grades (the reply itself on a sample of one generation)"},
 	{Key: "task", Label: "task", src: "r.task"},
 	{Key: "model", Label: "model", src: "r.model", Help: "the model under test (the route, without a manifest)"},
 	{Key: "eval", Label: "eval", src: "a.eval", needs: "log_assignments", Help: "eval profile (rescore's log assignments)"},
@@ -289,6 +291,8 @@ type replyRow struct {
 	Epoch                                 int64
 	Class, ClassRule                      string
 	NonAnswer                             bool
+	FinalClass                            string // the final reply's class
+	Generations                           int64
 	StopReason, StopCategory              *string
 	ReplySource                           string
 	Text                                  string // the first characters

@@ -233,6 +233,38 @@ func TestInChromium(t *testing.T) {
 	geometry(t, b, "sample with attempts")
 	screenshot(t, b, "serve-sample")
 
+	// An agent's sample with an empty turn in the middle, found through the
+	// final class facet: each generation of the model under test shows its
+	// own class, in call order, and the last one is marked the final reply.
+	turn := testutil.Query(t, dir, `SELECT r.sample_id, r.final_class, r.final_call_index, r.generations FROM replies r
+		WHERE r.generations > 1 AND r.non_answer_generations > 0 ORDER BY r.generations DESC, r.sample_id LIMIT 1`)[0]
+	b.run(t, chromedp.Navigate(hs.URL+"/replies"), chromedp.WaitVisible("#replies"))
+	b.follow(t, chromedp.Click(`section[data-facet="final_class"] a[data-value="`+turn[1]+`"]`), "final_class=")
+	b.run(t, chromedp.SetValue(`input[name="id"]`, turn[0]))
+	b.follow(t, chromedp.Submit(`input[name="id"]`), "id=")
+	b.follow(t, chromedp.Click(`#replies tbody tr a.open`), "/sample?")
+	type turns struct {
+		Classes []string
+		Final   []string
+	}
+	tv := eval[turns](t, b, `({
+	  classes: [...document.querySelectorAll('#calls article.call')].filter(a => a.querySelector('header .badge')).map(a => a.querySelector('header .badge').textContent),
+	  final: [...document.querySelectorAll('#calls article.call')].filter(a => a.querySelector('.mark.final')).map(a => a.id),
+	})`)
+	var classes []string
+	for _, r := range testutil.Query(t, dir, `SELECT m.class FROM model_calls m JOIN replies r USING (log_id, sample_id, epoch)
+		WHERE r.sample_id = ? AND r.generations > 1 AND m.class IS NOT NULL ORDER BY m.call_index`, turn[0]) {
+		classes = append(classes, r[0])
+	}
+	if strings.Join(tv.Classes, ",") != strings.Join(classes, ",") || strconv.Itoa(len(classes)) != turn[3] {
+		t.Errorf("sample %s: the calls show the classes %v, model_calls has %v (%s generations)", turn[0], tv.Classes, classes, turn[3])
+	}
+	if strings.Join(tv.Final, ",") != "call-"+turn[2] {
+		t.Errorf("sample %s: the final reply is marked on %v, want call-%s", turn[0], tv.Final, turn[2])
+	}
+	geometry(t, b, "sample with turns")
+	screenshot(t, b, "serve-sample-turns")
+
 	// The SQL box: a write is refused, a query runs.
 	gen, err := store.Current(dir)
 	if err != nil {

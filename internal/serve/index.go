@@ -176,7 +176,7 @@ func pageRows(ctx context.Context, db *sql.DB, root string, keys []rowAt) ([]rep
 	found := map[rowAt]replyRow{}
 	for _, file := range files {
 		nums := byFile[file]
-		q := `SELECT r.row_number, r.log_id, r.task, r.model, r.sample_id, r.epoch, r.class, r.class_rule, r.non_answer,
+		q := `SELECT r.row_number, r.log_id, r.task, r.model, r.sample_id, r.epoch, r.class, r.class_rule, r.non_answer, r.final_class, r.generations,
 		r.stop_reason, r.stop_details_category, r.reply_source, left(r.text, ` + strconv.Itoa(snippetChars) + `), r.text_chars, r.reasoning_chars,
 		r.refusal, r.tool_call_functions, r.sample_error, r.call_error, r.output_error, r.failed_attempts, r.placeholders_skipped, r.output_tokens
 		FROM ` + repliesAt(root) + ` r WHERE r.row_file = ? AND r.row_number IN (` + placeholders(len(nums)) + `)`
@@ -188,7 +188,7 @@ func pageRows(ctx context.Context, db *sql.DB, root string, keys []rowAt) ([]rep
 			var r replyRow
 			var num int64
 			var funcs []any
-			if err := rows.Scan(&num, &r.LogID, &r.Task, &r.Model, &r.SampleID, &r.Epoch, &r.Class, &r.ClassRule, &r.NonAnswer,
+			if err := rows.Scan(&num, &r.LogID, &r.Task, &r.Model, &r.SampleID, &r.Epoch, &r.Class, &r.ClassRule, &r.NonAnswer, &r.FinalClass, &r.Generations,
 				&r.StopReason, &r.StopCategory, &r.ReplySource, &r.Text, &r.TextChars, &r.ReasoningChars,
 				&r.Refusal, &funcs, &r.SampleError, &r.CallError, &r.OutputError, &r.FailedAttempts, &r.Placeholders, &r.OutputTokens); err != nil {
 				rows.Close()

@@ -102,6 +102,10 @@ type samplePage struct {
 	Scores    []record
 	RuleText  string
 	NonAnswer bool
+	// JudgeInSolver: the study places the log in an eval whose judge runs in
+	// the solver (study_evals.judge_where solver), so its last generation is
+	// that judge's and the study's final reply is the first (vocab.ReplyFinal).
+	JudgeInSolver bool
 
 	// From the log; LogError says why they are missing.
 	LogError   string
@@ -134,6 +138,11 @@ type callView struct {
 	Found    bool // the log holds the event
 	Judge    bool
 	JudgeCls string
+	// A generation of the model under test: its own class
+	// (model_calls.class), and whether it is the final reply.
+	Class, ClassRule string
+	TurnNonAnswer    bool
+	IsFinal          bool
 }
 
 // messageView is one chat message, every string resolved.
@@ -172,9 +181,10 @@ type outputView struct {
 }
 
 const (
-	replyQuery  = `SELECT * FROM replies WHERE log_id = ? AND sample_id = ? AND epoch = ?`
-	callsQuery  = `SELECT * FROM model_calls WHERE log_id = ? AND sample_id = ? AND epoch = ? ORDER BY call_index`
-	scoresQuery = `SELECT * FROM scores WHERE log_id = ? AND sample_id = ? AND epoch = ? ORDER BY scorer`
+	replyQuery      = `SELECT * FROM replies WHERE log_id = ? AND sample_id = ? AND epoch = ?`
+	callsQuery      = `SELECT * FROM model_calls WHERE log_id = ? AND sample_id = ? AND epoch = ? ORDER BY call_index`
+	scoresQuery     = `SELECT * FROM scores WHERE log_id = ? AND sample_id = ? AND epoch = ? ORDER BY scorer`
+	judgeWhereQuery = `SELECT e.judge_where FROM log_assignments a JOIN study_evals e USING (eval) WHERE a.log_id = ? LIMIT 1`
 )
 
 // loadSample reads the sample's rows, then its member from the log.
@@ -199,13 +209,23 @@ func (s *Server) loadSample(ctx context.Context, g *generation, k sampleKey) (*s
 		if err != nil {
 			return nil, err
 		}
+		final := p.Reply.Has("final_call_index")
 		for _, c := range calls {
 			p.Calls = append(p.Calls, callView{Row: c, Index: c.Int("call_index"), Kind: c.Str("kind"), Status: c.Str("call_status"),
 				IsReply: c.Bool("is_reply"), Model: c.Str("model"), Role: c.Str("role"), Scorer: c.Str("scorer"), Error: c.Str("call_error"),
-				Judge: c.Str("kind") == "judge", JudgeCls: c.Str("judge_class")})
+				Judge: c.Str("kind") == "judge", JudgeCls: c.Str("judge_class"),
+				Class: c.Str("class"), ClassRule: c.Str("class_rule"), TurnNonAnswer: c.Bool("non_answer"),
+				IsFinal: final && c.Int("call_index") == p.Reply.Int("final_call_index")})
 		}
 	}
 	markSkipped(p.Calls)
+	if g.tables["log_assignments"] && g.tables["study_evals"] {
+		w, err := queryRecords(ctx, g.db, judgeWhereQuery, k.LogID)
+		if err != nil {
+			return nil, err
+		}
+		p.JudgeInSolver = len(w) > 0 && w[0].Str("judge_where") == vocab.JudgeInSolver
+	}
 	if g.tables["scores"] {
 		if p.Scores, err = queryRecords(ctx, g.db, scoresQuery, k.LogID, k.ID, k.Epoch); err != nil {
 			return nil, err

@@ -26,6 +26,7 @@ import (
 	"empties/internal/report"
 	"empties/internal/serve"
 	"empties/internal/store"
+	"empties/internal/study"
 	"empties/internal/testutil"
 )
 
@@ -818,5 +819,88 @@ func TestSampleOfAChangedLog(t *testing.T) {
 	body := page(t, hs.URL, u)
 	if !strings.Contains(body, `id="log-error"`) || !strings.Contains(body, "no such file") || !strings.Contains(reply(body), htmlEscape(r[1])) {
 		t.Errorf("a log gone: the page does not say so, or lost the table's text:\n%.2500s", body)
+	}
+}
+
+// Every turn on the pages (testdata/turns: the real tool loop and react
+// agent): the final class facet counts what SQL counts, alone and under a
+// class filter, and filters; a sample's calls each show their own class in
+// call order, the last generation marked the final reply, and the facts say
+// what the final reply is; a sample of one generation says its reply is it.
+func TestTurnsOnThePages(t *testing.T) {
+	dir := dataset(t, testutil.Path(t, "testdata", "turns"))
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
+	body := page(t, hs.URL, "/replies")
+	sameCounts(t, "facet final_class", facetCounts(t, body, "final_class"), sqlCounts(t, dir, "r.final_class", ""))
+	body = page(t, hs.URL, "/replies?class=tool_only")
+	sameCounts(t, "facet final_class under class tool_only", facetCounts(t, body, "final_class"), sqlCounts(t, dir, "r.final_class", "r.class = 'tool_only'"))
+	body = page(t, hs.URL, "/replies?final_class=silent")
+	if got := total(t, body); got != 1 || !strings.Contains(body, "3 turns; final") {
+		t.Errorf("final_class=silent: %d replies, want tools-then-silent's one, with its turns", got)
+	}
+	open := func(id string) string {
+		log := testutil.Query(t, dir, "SELECT log_id FROM replies WHERE sample_id = ?", id)[0][0]
+		return page(t, hs.URL, "/sample?"+url.Values{"log": {log}, "id": {id}, "epoch": {"1"}}.Encode())
+	}
+	idRe := regexp.MustCompile(`^ [^>]*id="call-(\d+)"`)
+	badgeRe := regexp.MustCompile(`<span class="badge"[^>]*>([a-z_]+)</span>`)
+	for id, want := range map[string]string{
+		"react-silent-mid-turn": "0 tool_only,1 silent,2 tool_only final", "tools-then-silent": "0 tool_only,1 tool_only,2 silent final",
+		"react-filtered-final": "0 tool_only,1 filtered,2 filtered,3 filtered final",
+	} {
+		var got []string
+		for _, call := range strings.Split(section(open(id), "calls"), `<article class="call`)[1:] {
+			header, _, _ := strings.Cut(call, "</header>")
+			m, b := idRe.FindStringSubmatch(call), badgeRe.FindStringSubmatch(header)
+			if m == nil || b == nil {
+				t.Fatalf("%s: a call without an id or a class: %.300s", id, call)
+			}
+			c := m[1] + " " + b[1]
+			if strings.Contains(header, `<span class="mark final">the final reply</span>`) {
+				c += " final"
+			}
+			got = append(got, c)
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("%s: the calls show %v, want %s", id, got, want)
+		}
+	}
+	if body := open("tools-then-silent"); !strings.Contains(body, `silent</span> by rule <code>silent@v1</code>; a non-answer: the last of <strong>3</strong> generations`) {
+		t.Errorf("tools-then-silent: the facts do not name the final reply:\n%.3000s", body)
+	}
+	if body := open("one-turn-answer"); !strings.Contains(body, "the reply itself: the model under test's one generation") {
+		t.Errorf("one-turn-answer: the facts do not say its reply is its final reply")
+	}
+}
+
+// A judge inside the solver is no final reply: where the study places a log
+// in an eval whose judge runs in the solver (AIR-Bench's annotate, the
+// profile fixture through rescore with the study's manifest), the sample
+// page says its last generation is that judge's and the study takes the
+// first reply as the final one; without the manifest it says nothing of it.
+func TestJudgeInTheSolverIsNoFinalReply(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir() // its own: rescore writes into it
+	if err := ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "testdata", "profiles", "air_bench.eval")}, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	open := func(hs *httptest.Server) string {
+		r := testutil.Query(t, dir, "SELECT log_id, sample_id, epoch FROM replies WHERE generations > 1 ORDER BY sample_id LIMIT 1")
+		if len(r) == 0 {
+			t.Fatal("the AIR-Bench fixture has no sample of two generations")
+		}
+		return page(t, hs.URL, "/sample?"+url.Values{"log": {r[0][0]}, "id": {r[0][1]}, "epoch": {r[0][2]}}.Encode())
+	}
+	const note = "Its eval's judge runs in the solver"
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
+	if strings.Contains(open(hs), note) {
+		t.Error("without the manifest the page says the eval's judge runs in the solver")
+	}
+	if _, err := study.Rescore(ctx, study.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	_, hs = server(t, serve.Options{Data: dir, Loopback: false})
+	if !strings.Contains(open(hs), note) {
+		t.Error("with the study's manifest the page does not say that AIR-Bench's last generation is its judge's")
 	}
 }

@@ -80,6 +80,14 @@ const (
 	ReplyFinal = "final"
 )
 
+// IsGeneration reports whether a model call (its model_calls.kind and
+// call_status) is a generation of the model under test: a call both reply
+// rules read, one that completed or failed without a retry. Ingest gives
+// each one a class (model_calls.class); no other call has one.
+func IsGeneration(kind, status string) bool {
+	return kind == KindMUT && (status == CallCompleted || status == CallFailed)
+}
+
 // ReplyRules are the reply rules: the pre-registered one, then the graded one.
 var ReplyRules = []string{ReplyFirst, ReplyFinal}
 

@@ -46,7 +46,17 @@
 
     .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench --s3-only --s3-logs ../shared/corpus/wild
 
-7. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
+7. Every turn classified (issue 35: at most 5% of ingest on the wild corpus):
+   the split's line for classifying every generation of the model under test
+   and the final reply (profile -split's turns_seconds) against ingest's CPU,
+   on both corpora with step 4; and, given --baseline-bin (a build without
+   it), `empties ingest --full` of ../shared/corpus/wild by both binaries,
+   --repeat times each, interleaved, CPU seconds and wall time set side by
+   side. Run this part alone with --turns-only:
+
+    .venv/bin/python scripts/bench/bench.py --bin bin/empties --work bench --turns-only --baseline-bin OLD/empties
+
+8. Rates on real logs: ingests ../shared/corpus/wild (logs written by other
    people with real providers) once and prints its class counts, per class
    and by reply_source, so a change of rules shows its effect on real data
    (WORK/wild.json). Run this part alone with --wild-only:
@@ -183,7 +193,7 @@ def main() -> None:
     ap.add_argument("--wild", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
                     help="the wild corpus (real providers' logs) whose class counts are reported")
     ap.add_argument("--wild-only", action="store_true",
-                    help="only report the wild corpus's class counts (step 7), no timing runs")
+                    help="only report the wild corpus's class counts (step 8), no timing runs")
     ap.add_argument("--physical-only", action="store_true",
                     help="only the physical floor, the split, worker scaling and the tiny log (step 4), on the same corpus")
     ap.add_argument("--incremental-only", action="store_true",
@@ -192,6 +202,10 @@ def main() -> None:
                     help="only the object-storage rows (step 6), on the logs of --s3-logs")
     ap.add_argument("--s3-logs", default=os.path.join(ROOT, "..", "shared", "corpus", "wild"),
                     help="with --s3-only: the folder of logs to ingest from the local S3 server and from disk")
+    ap.add_argument("--turns-only", action="store_true",
+                    help="only what classifying every turn costs (step 7) on the wild corpus: the split, and with --baseline-bin the A/B")
+    ap.add_argument("--baseline-bin", default="",
+                    help="an empties binary to set this one beside on the wild corpus, interleaved (step 7): the build before a change")
     ap.add_argument("--versitygw", default=os.environ.get("EMPTIES_VERSITYGW", os.path.join(ROOT, "bin", "versitygw")),
                     help="the versitygw binary (make versitygw)")
     a = ap.parse_args()
@@ -202,6 +216,12 @@ def main() -> None:
     os.makedirs(work, exist_ok=True)
     if a.wild_only:
         wild_classes(binary, os.path.abspath(a.wild), work)
+        return
+    if a.turns_only:
+        res = turns_rows(binary, os.path.abspath(a.baseline_bin) if a.baseline_bin else "", os.path.abspath(a.wild),
+                         work, a.workers or os.cpu_count(), a.repeat)
+        with open(os.path.join(work, "bench-turns.json"), "w") as f:
+            json.dump(res, f, indent=1)
         return
     if a.s3_only:
         src = os.path.abspath(a.s3_logs)
@@ -347,6 +367,8 @@ def main() -> None:
                          a.repeat, {k: runs[k] for k in ("ingest", "floor", "inflate", "scan")}, a.wild_repeat)
     incremental = incremental_rows(binary, corpus_dir, files, work, logs, workers, a.repeat)
     s3 = s3_rows(binary, a.versitygw, [f["abs"] for f in quarter], work, a.repeat, workers)
+    turns = turns_rows(binary, os.path.abspath(a.baseline_bin) if a.baseline_bin else "", os.path.abspath(a.wild),
+                       work, workers, a.repeat)
 
     wild = wild_classes(binary, os.path.abspath(a.wild), work)
 
@@ -362,7 +384,7 @@ def main() -> None:
             "inspect_subset": [f["path"] for f in subset],
             "quarter": [f["path"] for f in quarter],
             "launcher_peak_rss_mib": launcher_mib, "rows": rows, "targets": targets, "floor": floor_out, "inspect": insp_out, "runs": runs,
-            "bench_seconds": total, "physical": phys, "incremental": incremental, "s3": s3, "wild": wild,
+            "bench_seconds": total, "physical": phys, "incremental": incremental, "s3": s3, "turns": turns, "wild": wild,
         }, f, indent=1)
 
 
@@ -461,6 +483,11 @@ def _print_split(title: str, sp: dict, inflate_cpu: float | None) -> None:
     for k in order + sorted(set(sp["split"]) - set(order)):
         v = sp["split"].get(k, 0.0) / rep
         print(f"  {k:<18}{v:>7.2f}s {100 * v * rep / total if total else 0:>6.1f}%")
+    if "turns_seconds" in sp:
+        tv = sp["turns_seconds"] / rep
+        share = 100 * tv * rep / total if total else 0
+        print(f"  of extract, classifying every turn (each generation's class, the final reply): {tv:.3f}s a run, "
+              f"{share:.1f}% of ingest's CPU (target <= 5%) {'ok' if share <= 5 else 'MISSED'}")
     if inflate_cpu:
         rest = (total - sp["split"].get("inflate", 0.0)) / rep
         print(f"  everything but inflating: {rest:.2f} CPU s a run, against {inflate_cpu:.2f} CPU s for inflate-only "
@@ -558,6 +585,42 @@ def physical_rows(binary: str, floor_bin: str, corpus_dir: str, files: list[dict
         for r in v.values():
             r.pop("stdout", None)
     t.pop("stdout", None)
+    return res
+
+
+def turns_rows(binary: str, baseline: str, wild: str, work: str, workers: int, repeat: int) -> dict:
+    """Step 7: what classifying every turn costs on the wild corpus: the
+    split of ingest's CPU (its turns line), and with a baseline binary (the
+    build before), ingest by both, interleaved."""
+    logs = os.path.join(work, "logs")
+    os.makedirs(logs, exist_ok=True)
+    wlogs = os.path.join(wild, "logs")
+    print(f"\n== every turn classified: ../shared/corpus/wild ({len(os.listdir(wlogs))} files), {workers} workers", flush=True)
+    profile_bin = os.path.join(work, "profile")
+    subprocess.run(["go", "build", "-o", profile_bin, "./scripts/bench/profile"], cwd=ROOT, check=True)
+    res: dict = {"split_wild": split_rows(profile_bin, [wlogs], os.path.join(work, "out-split-wild"), workers, 20,
+                                          os.path.join(logs, "split-wild"))}
+    _print_split("wild corpus", res["split_wild"], None)
+    if not baseline:
+        return res
+    outs = {"this": os.path.join(work, "out-turns-this"), "baseline": os.path.join(work, "out-turns-baseline")}
+    jobs = [(name, [b, "ingest", wlogs, "--out", outs[name], "--full", "--progress", "never", "--workers", str(workers)],
+             os.path.join(logs, f"ingest-wild-{name}"), f"ingest, wild, {name}")
+            for name, b in [("this", binary), ("baseline", baseline)]]
+    ab = interleaved_all(repeat, jobs)
+    for r in ab.values():
+        r.pop("stdout", None)
+    res["ab"] = ab
+    t, b = ab["this"], ab["baseline"]
+    print(f"\ningest --full of the wild corpus, {repeat} interleaved runs each (medians; all runs' CPU s in brackets)")
+    print(f"  {'':<34}{'CPU s':>8}{'wall s':>9}{'peak RSS MiB':>14}")
+    for name, r in [(f"this build ({os.path.relpath(binary)})", t), (f"baseline ({baseline})", b)]:
+        print(f"  {name[:34]:<34}{r['median_cpu']:>8.3f}{r['median_wall']:>9.3f}{r['peak_rss_mib']:>14.0f}  "
+              f"[{', '.join(f'{x:.2f}' for x in r['all_cpu_seconds'])}]")
+    print(f"  this build against the baseline: CPU {100 * (t['median_cpu'] / b['median_cpu'] - 1):+.1f}%, "
+          f"wall {100 * (t['median_wall'] / b['median_wall'] - 1):+.1f}% (target: classifying every turn within 5%)")
+    for out in outs.values():
+        remove_own(out)
     return res
 
 
@@ -725,7 +788,7 @@ def _sql(binary: str, data: str, query: str) -> list[dict]:
 
 
 def wild_classes(binary: str, wild: str, work: str) -> dict:
-    """Step 7: class counts of the wild corpus, per class and by reply_source."""
+    """Step 8: class counts of the wild corpus, per class and by reply_source."""
     logs = os.path.join(wild, "logs")
     if not os.path.isdir(logs):
         print(f"\n  ! wild corpus not found at {wild}; no class counts on real logs")

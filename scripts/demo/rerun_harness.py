@@ -4,7 +4,7 @@
 
 EVERY REPLY IT GIVES IS SIMULATED. `empties rerun` runs each group of a plan
 with the real inspect_ai (eval_set) and the real inspect_evals task; this file
-only supplies what the demo cannot have for real (see python/src/empties/rerun.py
+only supplies what the demo cannot have for real (see python/src/empties/study/rerun.py
 for the two hooks):
 
   setup(group)   the demo's made-up records in place of each eval's dataset

@@ -27,7 +27,9 @@ for kind in wide control partc partb; do
   "$bin" select "$kind" --data "$work/collected" --manifest "$manifest" --out "$work/plans/$kind"
 done
 "$py" "$here/demo_plans.py" "$work/plans/wide.json" --logs "$logs"
+# --allow-unpriced: the demo's judges are simulated mockllm models, which the
+# manifest's routes do not price (and which cost nothing)
 for kind in wide control partc partb; do
   "$bin" rerun "$work/plans/$kind.json" --manifest "$manifest" --data "$work/collected" --log-dir "$reruns/$kind" \
-    --python "$py" --harness "$here/rerun_harness.py" --tag empties-demo --tag simulated-replies
+    --python "$py" --harness "$here/rerun_harness.py" --tag empties-demo --tag simulated-replies --allow-unpriced
 done

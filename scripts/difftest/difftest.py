@@ -9,7 +9,8 @@ TestDifferentialAgainstInspect and TestMalformedLogsGetInspectsVerdict):
 
 ROWS.jsonl holds one JSON object per reply row empties wrote (path,
 sample_id, epoch, reply_source, text, stop_reason, call_index, timestamp,
-call_status list, the sample's timing); ERRORS.jsonl one per ingest_errors
+call_status list, the sample's timing, and the final reply's call_index,
+text, stop_reason and timestamp); ERRORS.jsonl one per ingest_errors
 row. The script reads every .eval/.json log under the given paths with the
 pinned inspect_ai's ``read_eval_log``. A file it refuses must have no rows
 and (given ERRORS.jsonl) an ingest_errors row, unless ingest skipped it as
@@ -22,6 +23,10 @@ checks that
     object model: same position among the sample's model events, same
     timestamp, same text, same stop reason; or, where the rule falls back
     to sample.output, that output's text and stop reason;
+  * the row's final reply (final_call_index and that call's text, stop
+    reason and timestamp) is the event the rule ``final`` picks (the last
+    such generation, the same fallback), as the package's choose_reply gives
+    it;
   * every model event's call status is the rule's;
   * started_at, completed_at, total_time and working_time are the sample's.
 
@@ -61,15 +66,16 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python" / "src"))  # this checkout's empties package
 
 
-def pick_reply(sample, eval_model: str) -> dict:
+def pick_reply(sample, eval_model: str, rule: str = "first") -> dict:
     """What the rule picks: source, call_index (or None), text, stop_reason, timestamp, call statuses.
 
-    The rule is the empties Python package's (python/src/empties/reply.py), the
-    one Python statement of it, written in inspect_ai's object model.
+    The rule (first or final) is the empties Python package's
+    (python/src/empties/reply.py), the one Python statement of it, written in
+    inspect_ai's object model.
     """
     from empties.reply import choose_reply
 
-    r = choose_reply(sample.events, sample.output, eval_model=eval_model, attachments=sample.attachments)
+    r = choose_reply(sample.events, sample.output, eval_model=eval_model, attachments=sample.attachments, rule=rule)
     ts = r.calls[r.call_index].event.timestamp if r.call_index is not None else None
     return {"source": r.source, "call_index": r.call_index, "timestamp": ts, "text": r.text,
             "stop_reason": r.stop_reason, "statuses": [c.status for c in r.calls]}
@@ -183,6 +189,12 @@ def main(rows_path: str, paths: list[str], errors_path: str | None = None,
                 problems.append(f"{sname}: reply event timestamp {g['timestamp']!r}, want {want['timestamp']!r}")
             if g["statuses"] != want["statuses"]:
                 problems.append(f"{sname}: call statuses {g['statuses']}, want {want['statuses']}")
+            final = pick_reply(s, log.eval.model, "final")
+            for field in ("call_index", "text", "stop_reason"):
+                if g["final_" + field] != final[field]:
+                    problems.append(f"{sname}: final reply's {field} {g['final_' + field]!r}, the rule final in inspect_ai's objects gives {final[field]!r}"[:400])
+            if final["call_index"] is not None and _ts(g["final_timestamp"]) != _ts(final["timestamp"]):
+                problems.append(f"{sname}: final reply's event timestamp {g['final_timestamp']!r}, want {final['timestamp']!r}")
             for field in ("started_at", "completed_at"):
                 if _ts(g.get(field)) != _ts(getattr(s, field)):
                     problems.append(f"{sname}: {field} {g.get(field)!r}, read_eval_log gives {getattr(s, field)!r}")

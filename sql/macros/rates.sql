@@ -36,6 +36,19 @@
 -- clamped to [0, 1] so rounding never puts an end a hair outside it (statsmodels' ends at x = 0
 -- and x = n are exactly 0 and 1).
 --
+-- cluster_n(x, n, k, ss) is the effective size of a share x / n of units that come in clusters
+-- (generations, k samples of them): the generation is the unit of the share, the sample the cluster
+-- of its interval, since a sample's turns are not independent draws. It is n over the design effect,
+-- p(1 - p) / v with p = x / n and v = ss / n^2 the linearised variance of the ratio estimator over
+-- the clusters, ss = sum over clusters of (x_i - p * n_i)^2 (x_i, n_i: a cluster's units meeting
+-- the condition and its units); Wilson's interval at that size (cluster_wilson_low/high) is the
+-- Wilson interval for clustered proportions of Dean & Pagano, "Evaluating confidence interval
+-- methods for binomial proportions in clustered surveys", J. Surv. Stat. Methodol. 3 (2015). v
+-- carries no k / (k - 1), as Wilson's p(1 - p) / n carries no n / (n - 1): with one unit in every
+-- cluster v is that binomial variance and the interval is exactly the Wilson interval over the
+-- clusters. As Korn & Graubard (1998) truncate it, the design effect is never taken below 1 (the
+-- size never above n), and where v cannot be estimated (p is 0 or 1, or every cluster's share is
+-- p) the size is n; a single cluster has size 1: one sample, whatever its turns.
 -- percentile_low(x) and percentile_high(x) are aggregates: the two ends of the percentile interval
 -- at the run's interval level (interval_level) over the bootstrap resamples' values x;
 -- quantile_cont interpolates linearly, as numpy.percentile does.
@@ -72,6 +85,20 @@ CREATE OR REPLACE MACRO wilson_low(x, n) AS
 
 CREATE OR REPLACE MACRO wilson_high(x, n) AS
   CASE WHEN n > 0 THEN least(wilson_center(x, n) + wilson_dist(x, n), 1.0) END;
+
+CREATE OR REPLACE MACRO cluster_n(x, n, k, ss) AS
+  CASE
+    WHEN n = 0 THEN NULL
+    WHEN k < 2 THEN 1.0::DOUBLE
+    WHEN x <= 0 OR x >= n OR ss <= 0 THEN n::DOUBLE
+    ELSE least(n::DOUBLE, (x / n) * (1 - x / n) / (ss / n ^ 2))
+  END;
+
+CREATE OR REPLACE MACRO cluster_wilson_low(x, n, k, ss) AS
+  wilson_low(x / n * cluster_n(x, n, k, ss), cluster_n(x, n, k, ss));
+
+CREATE OR REPLACE MACRO cluster_wilson_high(x, n, k, ss) AS
+  wilson_high(x / n * cluster_n(x, n, k, ss), cluster_n(x, n, k, ss));
 
 CREATE OR REPLACE MACRO percentile_low(x) AS
   quantile_cont(x, (1 - getvariable('interval_level')) / 2);

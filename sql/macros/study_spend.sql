@@ -3,8 +3,10 @@
 -- measure: Cost (pre-registration §5 "Cost, per route and part"; design.md ruling): what the dataset's logs cost so far at the manifest's prices (priced_calls, the cost table's price of each call), against the budget ceiling: the spend `empties select` writes into a plan, and the dataset's part of what `empties rerun`'s budget counts as spent
 -- needs: priced_calls, log_assignments, rates
 --
--- study_spend(left_out) is a table macro of one row, cost_usd: the exact sum (exact_sum) of every
--- priced call of the dataset's logs, 0 when none is: the same figure on every run. select reads
+-- study_spend(left_out) is a table macro of one row: cost_usd, the exact sum (exact_sum) of every
+-- priced call of the dataset's logs, 0 when none is: the same figure on every run; n_unpriced, the
+-- calls no route prices, and unpriced_models, their models, sorted (the budget shows them as
+-- unpriced, never as $0). select reads
 -- study_spend([]); rerun leaves out the logs in its plan's log folder and in the other plans' log
 -- folders beside it (left_out, a list of folder paths), whose spend it counts on its own until the
 -- dataset holds them. A log is left out when its path is a folder of the list or lies under one
@@ -21,7 +23,9 @@ CREATE OR REPLACE MACRO path_in_folder(path, folder) AS
   path = rtrim(folder, '/') OR starts_with(path, rtrim(folder, '/') || '/');
 
 CREATE OR REPLACE MACRO study_spend(left_out) AS TABLE
-  SELECT coalesce(exact_sum(cost_usd), 0) AS cost_usd
+  SELECT coalesce(exact_sum(cost_usd), 0) AS cost_usd,
+    count(*) FILTER (WHERE cost_usd IS NULL) AS n_unpriced,
+    coalesce(list_sort(list_distinct(list(call_model) FILTER (WHERE cost_usd IS NULL))), []::VARCHAR[]) AS unpriced_models
   FROM priced_calls
   WHERE log_id NOT IN (
     SELECT a.log_id

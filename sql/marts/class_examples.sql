@@ -2,18 +2,14 @@
 -- kind: output
 -- grain: one row per reply class × draw (at most examples_per_class replies of each class that occurs)
 -- measure: Real examples of each class (pre-registration §4 "Exploration first: rough rates and real examples"), drawn with a seed, each with its raw fields and the address that opens the sample in inspect view
--- needs: study_replies, replies, logs
+-- needs: study_replies, replies, logs, inspect_view
 -- optional: model_calls
 --
 -- Needs no manifest. The draw orders the replies of a class by md5 of the examples seed and the
 -- reply's content key (the log file's SHA-256, sample_id, epoch; not log_id, which hashes the
 -- file's path), so the same seed and logs give the same examples wherever the logs lie, and
--- keeps the first examples_per_class. Where a sample opens in the viewer, from the pinned
--- inspect_ai 0.3.285 (_view/view.py: port 7575 on 127.0.0.1; the viewer's hash router in
--- _view/dist/assets/index.js, region src/app/routing/url.ts, logSamplesUrl:
--- #/logs/<log path>/samples/sample/<sample id>/<epoch>/, the log path relative to --log-dir as
--- directoryRelativeUrl makes it, each segment URI-encoded): view_command serves the log's folder
--- and view_url opens the sample in it. prompt_text is the last user message of the call whose output
+-- keeps the first examples_per_class. view_command serves the log's folder in inspect view and
+-- view_url opens the sample in it (sql/macros/inspect_view.sql). prompt_text is the last user message of the call whose output
 -- is the reply (model_calls.is_reply), so an example shows what the model was asked; NULL for a reply
 -- taken from sample.output or none.
 WITH joined AS (
@@ -40,9 +36,8 @@ drawn AS (
 SELECT
   class, draw::BIGINT AS draw, n_in_class, eval, route, arm,
   path, member, sample_id, epoch,
-  'inspect view --log-dir ''' || replace(parse_dirpath(path), '''', '''\''''') || '''' AS view_command,
-  'http://127.0.0.1:7575/#/logs/' || url_encode(parse_filename(path)) || '/samples/sample/'
-    || url_encode(sample_id) || '/' || epoch || '/' AS view_url,
+  inspect_view_command(path) AS view_command,
+  inspect_view_url(path, sample_id, epoch) AS view_url,
   class_rule, reply_source, reply_model, stop_reason, stop_details_type, stop_details_category,
   stop_details_explanation, output_error, call_error, sample_error, sample_limit, n_choices,
   text, text_chars, refusal, reasoning_chars, reasoning_redacted, reasoning_text,

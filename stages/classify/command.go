@@ -25,10 +25,13 @@ type Options struct {
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "classify",
-		Usage: "recompute reply and judge classes on an ingested dataset",
+		Usage: "recompute reply, turn and judge classes on an ingested dataset",
 		Description: `Applies the current classification rules to the replies and model_calls
 tables in place, from the raw fields ingest stored, without reading the logs
-again. Ingest runs the same code, so this is needed only after a rule changes.
+again: each reply's class and its final reply's (replies.final_class), the
+class of every generation of the model under test (model_calls.class), and
+each judge call's. Ingest runs the same code, so this is needed only after a
+rule changes.
 
 Rules, in order (first match wins; class_rule records the rule and version):
 ` + rulesHelp() + `
@@ -67,7 +70,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "classified with rules %s; %d replies changed rule\n", classify.Version, res.Changed)
+	fmt.Fprintf(w, "classified with rules %s; %d replies and %d turns of the model under test changed rule\n", classify.Version, res.Changed, res.Turns)
 	if len(res.Dropped) > 0 {
 		fmt.Fprintf(w, "removed the tables computed from the old classes (%s): run rescore, analyze and decide again\n", strings.Join(res.Dropped, ", "))
 	}

@@ -37,16 +37,20 @@ type pageFacts struct {
 	Drawn        []string            `json:"drawn"`  // figures whose SVG has marks
 	Figures      []string            `json:"figures"`
 	ViewLinks    int                 `json:"viewLinks"`
-	Overlaps     []string            `json:"overlaps"`    // a legend or label box over a mark, or two labels
-	Clipped      []string            `json:"clipped"`     // text outside its chart
-	Legends      map[string][]string `json:"legends"`     // chart id → legend labels
-	Examples     []string            `json:"examples"`    // class of each example, in page order
-	WhyMissing   []string            `json:"whyMissing"`  // examples without a rule or a text field
-	Cards        map[string]string   `json:"cards"`       // card class → big number
-	DupIDs       []string            `json:"dupIDs"`      // ids given to more than one element
-	BrokenLinks  []string            `json:"brokenLinks"` // #links to no element
-	Text         string              `json:"text"`        // the visible text, charts hidden
-	Prose        string              `json:"prose"`       // the page's own words: the visible text without charts and examples
+	Overlaps     []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
+	Clipped      []string            `json:"clipped"`      // text outside its chart
+	Legends      map[string][]string `json:"legends"`      // chart id → legend labels
+	Examples     []string            `json:"examples"`     // class of each example, in page order
+	WhyMissing   []string            `json:"whyMissing"`   // examples without a rule or a text field
+	Cards        map[string]string   `json:"cards"`        // card class → big number
+	DupIDs       []string            `json:"dupIDs"`       // ids given to more than one element
+	BrokenLinks  []string            `json:"brokenLinks"`  // #links to no element
+	Text         string              `json:"text"`         // the visible text, charts hidden
+	Prose        string              `json:"prose"`        // the page's own words: the visible text without charts and examples
+	TurnsLine    string              `json:"turnsLine"`    // the first screen's multi-turn line
+	TurnsLineTop float64             `json:"turnsLineTop"` // its bottom edge, px from the top of the page
+	TurnRows     int                 `json:"turnRows"`     // rows of the multi-turn cells' table
+	TurnExamples []string            `json:"turnExamples"` // each empty turn's class, in page order
 }
 
 // facts is run in the page after its charts are drawn. Boxes are the
@@ -74,6 +78,10 @@ const factsJS = `(() => {
     overlaps: [], clipped: [], legends: {},
     examples: [...document.querySelectorAll('article.example')].map(a => a.querySelector('header code').textContent),
     whyMissing: [], cards: {}, text: text, prose: prose,
+    turnsLine: (document.querySelector('p.turns-line') || {}).innerText || '',
+    turnsLineTop: document.querySelector('p.turns-line') ? box(document.querySelector('p.turns-line')).bottom : -1,
+    turnRows: document.querySelectorAll('#t-turn-rates tbody tr').length,
+    turnExamples: (t => t ? [...t.querySelectorAll('tbody tr')].map(r => r.cells[[...t.querySelectorAll('thead th')].findIndex(h => h.textContent === 'class')].textContent) : [])(document.querySelector('#t-turn-examples table')),
     dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
     brokenLinks: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))};
   for (const a of document.querySelectorAll('article.example')) {
@@ -462,4 +470,53 @@ func TestWildCorpusPageInChromium(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The exploration page of two agents' logs (testdata/turns: the real tool
+// loop and react agent, scripted turn by turn): its first screen says in one
+// line, above the cards, how many samples are multi-turn and how many of
+// their final replies are non-answers, with turn_rates' numbers; the
+// multi-turn section shows a row per cell with such samples and every drawn
+// empty turn, each class in turn_examples; nothing overlaps or runs off the
+// page; its visible text is the golden testdata/visible/turns.txt. The pages
+// of logs without a multi-turn sample (the demo with its manifest, where
+// AIR-Bench's second generation is its judge's) have neither: the demo's
+// golden holds that.
+func TestTurnsPageInChromium(t *testing.T) {
+	out := writeReport(t, exploreDataset(t, testutil.Path(t, "testdata", "turns")))
+	got, layout := render(t, out, "turns", widths[0])
+	checkGeometry(t, out, widths[0], got, layout)
+	checkCards(t, out, got)
+	narrow, layout := render(t, out, "turns", widths[1])
+	checkGeometry(t, out, widths[1], narrow, layout)
+	var samples, multi, replies, final int64
+	cells := 0
+	for _, r := range readCSV(t, out, "turn_rates") {
+		n := func(k string) int64 { x, _ := strconv.ParseInt(r[k], 10, 64); return x }
+		samples, multi, replies, final = samples+n("n_samples"), multi+n("n_multi_turn_samples"), replies+n("n_multi_turn_replies"), final+n("n_multi_turn_final_non_answer_replies")
+		if n("n_multi_turn_samples") > 0 {
+			cells++
+		}
+	}
+	want := fmt.Sprintf("Multi-turn (more than one generation): %d of %d samples; non-answers among their final replies: %d of %d. Every turn.", multi, samples, final, replies)
+	if got.TurnsLine != want || final == 0 {
+		t.Errorf("the first screen's multi-turn line %q, want %q (and a final non-answer)", got.TurnsLine, want)
+	}
+	if got.TurnsLineTop < 0 || got.TurnsLineTop > height {
+		t.Errorf("the multi-turn line ends %.0f px down the page: not on the first screen (%d px)", got.TurnsLineTop, height)
+	}
+	if got.TurnRows != cells || cells != 2 {
+		t.Errorf("the multi-turn section shows %d cells, turn_rates has %d with multi-turn samples (want the 2 tasks)", got.TurnRows, cells)
+	}
+	var drawn []string
+	for _, r := range readCSV(t, out, "turn_examples") {
+		drawn = append(drawn, r["class"])
+	}
+	sort.Strings(drawn)
+	shown := append([]string(nil), got.TurnExamples...)
+	sort.Strings(shown)
+	if strings.Join(shown, ",") != strings.Join(drawn, ",") || len(drawn) < 4 {
+		t.Errorf("empty turns in the page %v, turn_examples has %v", got.TurnExamples, drawn)
+	}
+	golden(t, "turns", got.Text)
 }

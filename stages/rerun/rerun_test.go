@@ -54,6 +54,57 @@ func ingestRescore(t *testing.T, out string, logs ...string) {
 	}
 }
 
+// xstest is the demo's XSTest (safe) log of its simulated gpt-5-mini,
+// ingested and placed in the study (Data), with its sample ids in order.
+type xstest struct {
+	Src, Data string
+	IDs       []string
+	task      string
+	args      map[string]any
+	model     string
+}
+
+func xstestWide(t *testing.T, dir string) xstest {
+	t.Helper()
+	x := xstest{Src: testutil.Path(t, "data", "demo", "logs", "default", "xstest_safe", "gpt-5-mini-openai-responses.eval"), Data: filepath.Join(dir, "data")}
+	ingestRescore(t, x.Data, x.Src)
+	row := testutil.Query(t, x.Data, `SELECT task, task_args, model FROM logs`)[0]
+	x.task, x.model = row[0], row[2]
+	if err := json.Unmarshal([]byte(row[1]), &x.args); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range testutil.Query(t, x.Data, `SELECT sample_id FROM replies ORDER BY sample_id`) {
+		x.IDs = append(x.IDs, r[0])
+	}
+	return x
+}
+
+// group is a wide-arm group of the log's samples ids.
+func (x xstest) group(ids []string, settings map[string]any, cost plan.GroupCost) plan.Group {
+	g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: x.task, TaskArgs: x.args, Model: x.model, Settings: settings, Epochs: 1,
+		Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
+		Cost:     &cost}
+	for _, id := range ids {
+		g.Samples = append(g.Samples, plan.Sample{ID: id, IDType: "str", Epoch: 1, OriginalLog: x.Src})
+	}
+	return g
+}
+
+// write writes the wide plan of groups beside the log's dataset, at
+// plans/wide.json, and returns it and its log folder.
+func (x xstest) write(t *testing.T, groups ...plan.Group) (planPath, logDir string) {
+	t.Helper()
+	dir := filepath.Dir(x.Data)
+	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: x.Data, Groups: groups}
+	planPath = filepath.Join(dir, "plans", "wide.json")
+	os.MkdirAll(filepath.Dir(planPath), 0o755)
+	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(planPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return planPath, filepath.Join(dir, "plans", "wide")
+}
+
 // calls reads the model-under-test calls the test harness recorded.
 func calls(t *testing.T, path string) []string {
 	t.Helper()
@@ -90,31 +141,13 @@ func calls(t *testing.T, path string) []string {
 func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 	t.Setenv("EMPTIES_PYTHON", python(t))
 	dir := t.TempDir()
-	src := testutil.Path(t, "data", "demo", "logs", "default", "xstest_safe", "gpt-5-mini-openai-responses.eval")
-	data := filepath.Join(dir, "data")
-	ingestRescore(t, data, src)
-	row := testutil.Query(t, data, `SELECT task, task_args, model FROM logs`)[0]
-	ids := testutil.Query(t, data, `SELECT sample_id FROM replies ORDER BY sample_id`)
-	var args map[string]any
-	if err := json.Unmarshal([]byte(row[1]), &args); err != nil {
-		t.Fatal(err)
-	}
-	g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: row[0], TaskArgs: args, Model: row[2],
-		Settings: map[string]any{"max_tokens": 16000, "max_connections": 1, "reasoning_effort": "medium"}, Epochs: 1,
-		Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
-		Cost:     &plan.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}}
-	for _, id := range ids {
-		g.Samples = append(g.Samples, plan.Sample{ID: id[0], IDType: "str", Epoch: 1, OriginalLog: src})
-	}
-	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: data, Groups: []plan.Group{g}}
-	planPath := filepath.Join(dir, "plans", "wide.json")
-	os.MkdirAll(filepath.Dir(planPath), 0o755)
-	b, _ := json.MarshalIndent(p, "", "  ")
-	os.WriteFile(planPath, b, 0o644)
-	logDir := filepath.Join(dir, "plans", "wide")
+	x := xstestWide(t, dir)
+	ids := x.IDs
+	planPath, logDir := x.write(t, x.group(ids, map[string]any{"max_tokens": 16000, "max_connections": 1, "reasoning_effort": "medium"},
+		plan.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	t.Setenv("EMPTIES_TEST_CALLS", callsFile)
-	opts := rerun.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1}
+	opts := rerun.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}
 	run := func(o rerun.Options) (string, error) {
 		var out bytes.Buffer
 		err := rerun.Run(context.Background(), o, &out)
@@ -175,7 +208,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 			t.Errorf("sample %s finished before the kill and was run again", id)
 		}
 	}
-	if !strings.Contains(out, "5 of 12 already in its logs") || !strings.Contains(out, "12 of 12 records in the log (success)") {
+	if !strings.Contains(out, "12 planned, 5 in its logs, 7 to run") || !strings.Contains(out, ": 5 in its logs + 7 run now + 0 left = 12 planned (success)") {
 		t.Errorf("resumed run's progress:\n%s", out)
 	}
 	final := filepath.Join(dir, "final")
@@ -243,7 +276,7 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 	t.Setenv("EMPTIES_TEST_JUDGED", judged)
 	t.Setenv("EMPTIES_TEST_CALLS", filepath.Join(dir, "calls.jsonl"))
 	var out bytes.Buffer
-	if err := rerun.Run(context.Background(), rerun.Options{Plan: planOut + ".json", Manifest: manifest(t), Harness: harness(t)}, &out); err != nil {
+	if err := rerun.Run(context.Background(), rerun.Options{Plan: planOut + ".json", Manifest: manifest(t), Harness: harness(t), AllowUnpriced: true}, &out); err != nil {
 		t.Fatalf("rerun partb: %v\n%s", err, out.String())
 	}
 	if c := calls(t, filepath.Join(dir, "calls.jsonl")); len(c) != 0 {
@@ -325,4 +358,75 @@ func TestFlagsAreCheckedBeforeWork(t *testing.T) {
 			t.Errorf("%s: work began:\n%s", c.name, out.String())
 		}
 	}
+}
+
+// Names are data, never paths, and money is counted conservatively: a plan
+// or a manifest that would write outside the log folder or walk past the
+// budget is refused before any work, naming the group and the field, with
+// exit code 2 (a usage error); the user's files are untouched and no log
+// folder is made.
+func TestNamesAndMoneyAreCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	victim := testutil.NewUserTree(t, filepath.Join(dir, "victim"))
+	group := func(eval, route, cost string) string {
+		return `{"eval": "` + eval + `", "route": "` + route + `", "task": "inspect_evals/xstest", "model": "openai/gpt-5-mini", "epochs": 1,` +
+			` "metadata": {"empties_arm": "wide"}, "cost": ` + cost + `, "samples": [{"id": "1", "id_type": "int", "epoch": 1}]}`
+	}
+	write := func(name, kind string, groups ...string) string {
+		p := filepath.Join(dir, "plans", name+".json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(`{"kind": "`+kind+`", "groups": [`+strings.Join(groups, ", ")+`]}`), 0o644)
+		return p
+	}
+	free := `{"estimate_usd": 0.01, "upper_bound_usd": 0.02}`
+	// a copy of the study's manifest with a budget that is not a number
+	nan := filepath.Join(dir, "nan", "study.yaml")
+	os.CopyFS(filepath.Dir(nan), os.DirFS(testutil.Path(t, "data")))
+	b, _ := os.ReadFile(nan)
+	os.WriteFile(nan, []byte(strings.Replace(string(b), "ceiling_usd: 200", "ceiling_usd: .nan", 1)), 0o644)
+	// a log folder of rerun's in which a group's folder is a symlink to the user's
+	planted := write("planted", "wide", group("xstest_safe", "gpt-5-mini/openai-responses", free))
+	os.MkdirAll(filepath.Join(dir, "plans", "planted"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plans", "planted", ".empties-logs"), []byte(`{"format": "empties log folder", "command": "rerun", "writer": "x"}`), 0o644)
+	os.Symlink(victim.Dir, filepath.Join(dir, "plans", "planted", "xstest_safe"))
+	cases := []struct {
+		name string
+		opts rerun.Options
+		want []string
+	}{
+		{"an eval that leaves the log folder", rerun.Options{Plan: write("escape", "wide", group("../../victim", "a/b", free))},
+			[]string{"group 1 (../../victim a/b)", `eval "../../victim" is not a name`}},
+		{"a route that climbs to the root, in a dry run", rerun.Options{Plan: write("root", "wide", group("x", "../../../..", free)), DryRun: true},
+			[]string{"group 1 (x ../../../..)", `route "../../../..": part ".." is not a name`}},
+		{"an absolute eval", rerun.Options{Plan: write("abs", "control", group("/etc", "a/b", free))}, []string{`eval "/etc" is not a name`}},
+		{"a group folder symlinked outside", rerun.Options{Plan: planted}, []string{"group 1 (wide xstest_safe × gpt-5-mini/openai-responses)", "outside the log folder"}},
+		{"a negative upper bound", rerun.Options{Plan: write("negative", "wide", group("x", "a/b", `{"estimate_usd": 0, "upper_bound_usd": -1000}`))},
+			[]string{"group 1 (x a/b): cost.upper_bound_usd is -1000"}},
+		{"a ceiling that is not a number", rerun.Options{Plan: write("ok", "wide", group("x", "a/b", free)), Manifest: nan, DryRun: true},
+			[]string{"budget: ceiling_usd is NaN"}},
+	}
+	before := testutil.Snapshot(t, dir)
+	for _, c := range cases {
+		if c.opts.Manifest == "" {
+			c.opts.Manifest = manifest(t)
+		}
+		c.opts.Python = "/bin/sh"
+		var out bytes.Buffer
+		err := rerun.Run(context.Background(), c.opts, &out)
+		var usage *cliutil.UsageError
+		if !errors.As(err, &usage) {
+			t.Errorf("%s: %v, want a usage error (exit 2)\n%s", c.name, err, out.String())
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want it to say %q", c.name, err, w)
+			}
+		}
+		if out.Len() > 0 {
+			t.Errorf("%s: work began:\n%s", c.name, out.String())
+		}
+	}
+	victim.Check(t, "plans naming the user's folder")
+	testutil.SameTree(t, "refused plans", before, testutil.Snapshot(t, dir))
 }

@@ -86,9 +86,9 @@ func main() {
 		stop()
 		exe, err := os.Executable()
 		check(err)
-		by, total, err := split(exe, *cpu)
+		by, total, turns, err := split(exe, *cpu)
 		check(err)
-		printSplit(os.Stdout, by, total)
+		printSplit(os.Stdout, by, total, turns)
 	}
 }
 

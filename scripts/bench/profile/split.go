@@ -33,6 +33,11 @@ import (
 //
 // Allocation and its GC assists count to the stage that allocated (they are
 // on its stack); only the collector's own workers are runtime.
+//
+// Beside the stages, turns is the part of extract that classifies every
+// generation of the model under test and the final reply (classify.ApplyCall,
+// classify.AsReply, ingest.finalReply on the stack): what classifying every
+// turn costs, which issue 35 bounds at 5% of ingest.
 var stages = []string{"inflate", "scan/decode", "extract", "parquet encode", "parquet compress", "hash", "commit", "pipeline", "runtime"}
 
 // stageOf gives the stage of a stack, leaf first.
@@ -84,15 +89,27 @@ func stageOf(stack []string) string {
 	return "runtime"
 }
 
+// isTurns reports whether a stack is classifying a turn (see stages).
+func isTurns(stack []string) bool {
+	for _, f := range stack {
+		if strings.HasPrefix(f, "empties/internal/classify.ApplyCall") || strings.HasPrefix(f, "empties/internal/classify.AsReply") ||
+			strings.HasPrefix(f, "empties/internal/ingest.finalReply") {
+			return true
+		}
+	}
+	return false
+}
+
 // split reads the CPU profile at path (through `go tool pprof -traces`,
-// with the binary that wrote it) and returns the seconds of each stage.
-func split(binary, path string) (map[string]float64, float64, error) {
+// with the binary that wrote it) and returns the seconds of each stage, their
+// total, and the seconds of classifying turns.
+func split(binary, path string) (map[string]float64, float64, float64, error) {
 	cmd := exec.Command("go", "tool", "pprof", "-traces", binary, path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, 0, fmt.Errorf("go tool pprof -traces: %v: %s", err, stderr.String())
+		return nil, 0, 0, fmt.Errorf("go tool pprof -traces: %v: %s", err, stderr.String())
 	}
 	return parseTraces(bytes.NewReader(out))
 }
@@ -100,15 +117,18 @@ func split(binary, path string) (map[string]float64, float64, error) {
 // parseTraces reads the -traces output: blocks separated by lines of
 // dashes, each a duration and the leaf frame on its first line, then one
 // frame a line towards the root.
-func parseTraces(r io.Reader) (map[string]float64, float64, error) {
+func parseTraces(r io.Reader) (map[string]float64, float64, float64, error) {
 	by := map[string]float64{}
-	total := 0.0
+	total, turns := 0.0, 0.0
 	var value float64
 	var stack []string
 	flush := func() {
 		if stack != nil {
 			by[stageOf(stack)] += value
 			total += value
+			if isTurns(stack) {
+				turns += value
+			}
 		}
 		stack, value = nil, 0
 	}
@@ -132,7 +152,7 @@ func parseTraces(r io.Reader) (map[string]float64, float64, error) {
 		if stack == nil && len(fields) == 2 && isDuration(fields[0]) {
 			d, err := time.ParseDuration(fields[0])
 			if err != nil {
-				return nil, 0, fmt.Errorf("trace line %q: %v", line, err)
+				return nil, 0, 0, fmt.Errorf("trace line %q: %v", line, err)
 			}
 			value = d.Seconds()
 			stack = []string{fields[1]}
@@ -143,7 +163,7 @@ func parseTraces(r io.Reader) (map[string]float64, float64, error) {
 		}
 	}
 	flush()
-	return by, total, sc.Err()
+	return by, total, turns, sc.Err()
 }
 
 func isDuration(s string) bool {
@@ -153,7 +173,7 @@ func isDuration(s string) bool {
 
 // printSplit prints the stages' seconds and shares, and one JSON line with
 // them for bench.py.
-func printSplit(w io.Writer, by map[string]float64, total float64) {
+func printSplit(w io.Writer, by map[string]float64, total, turns float64) {
 	fmt.Fprintf(w, "CPU seconds by stage (from the CPU profile, %.2fs of samples):\n", total)
 	for _, s := range stages {
 		share := 0.0
@@ -162,7 +182,12 @@ func printSplit(w io.Writer, by map[string]float64, total float64) {
 		}
 		fmt.Fprintf(w, "  %-18s %7.2fs %6.1f%%\n", s, by[s], 100*share)
 	}
-	row := map[string]any{"split": by, "profile_seconds": total}
+	share := 0.0
+	if total > 0 {
+		share = turns / total
+	}
+	fmt.Fprintf(w, "  of extract, classifying every turn (each generation's class, the final reply): %.2fs %.1f%%\n", turns, 100*share)
+	row := map[string]any{"split": by, "profile_seconds": total, "turns_seconds": turns}
 	b, _ := json.Marshal(row)
 	fmt.Fprintln(w, string(b))
 }

@@ -4,7 +4,11 @@ The demo's simulated models (scripts/demo/rerun_harness.py), with every call
 of the model under test recorded as one JSON line (sample id, epoch) in the
 file $EMPTIES_TEST_CALLS, and, when $EMPTIES_TEST_KILL_AT is n, the Python
 process killed outright (SIGKILL, as a crash or an out-of-memory kill would)
-at the n-th call, before it answers. In a Part B group the judge grades every
+at the n-th call, before it answers; when $EMPTIES_TEST_GATE_AT is n, the
+n-th call waits, before it answers, until the file $EMPTIES_TEST_GATE exists
+(the test then knows which sample is in flight while it signals or kills;
+signal handlers still run while it waits), and so does the first call of
+this process for one of the samples $EMPTIES_TEST_GATE_SAMPLES lists. In a Part B group the judge grades every
 reply C and records what it was shown, one JSON line per call, in
 $EMPTIES_TEST_JUDGED.
 """
@@ -15,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,7 @@ def model(name: str, group: Any, role: str) -> Any:
     return get_model(name, custom_outputs=grade, memoize=False)
 
 _answer = md.ModelUnderTest.__call__
+_gated: list[Any] = []
 
 
 def _counted(self: md.ModelUnderTest, input: Any, tools: Any, tool_choice: Any, config: Any) -> Any:
@@ -57,6 +63,12 @@ def _counted(self: md.ModelUnderTest, input: Any, tools: Any, tool_choice: Any, 
     kill = os.environ.get("EMPTIES_TEST_KILL_AT")
     if kill and n >= int(kill):
         os.kill(os.getpid(), signal.SIGKILL)
+    gate = os.environ.get("EMPTIES_TEST_GATE")
+    samples = (os.environ.get("EMPTIES_TEST_GATE_SAMPLES") or "").split(",")
+    if gate and (n == int(os.environ.get("EMPTIES_TEST_GATE_AT") or 0) or (str(st.sample_id) in samples and not _gated)):
+        _gated.append(st.sample_id)
+        while not os.path.exists(gate):
+            time.sleep(0.05)
     return _answer(self, input, tools, tool_choice, config)
 
 

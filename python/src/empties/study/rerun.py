@@ -17,10 +17,39 @@ original run's task arguments, its judges included), and runs it with
 ``eval_set`` is what makes a run resumable: a second invocation over the same
 log folder finds the finished logs and runs nothing for them, and retries an
 unfinished (killed or cancelled) log with the samples it had completed reused.
+Every attempt's log is kept (``retry_cleanup=False``): the calls of an
+attempt that was stopped are money spent, and ``empties rerun`` counts them
+(a sample reused from an earlier attempt keeps its uuid and counts once).
+
+Stopping. The runner stops where ``empties rerun`` says, and only there:
+
+* A stop request (SIGTERM: ``empties rerun``'s first Ctrl-C, or its death,
+  through the parent-death signal it sets on Linux) starts no new group and
+  stops the running one the way inspect_ai stops cleanly on a first SIGINT:
+  its samples in flight are cancelled (asyncio cancels eval_set's main task),
+  the log is written as ``cancelled`` with the finished samples kept, and a
+  next run retries the rest. The runner sends itself that SIGINT once;
+  further requests change nothing (``empties rerun``'s second Ctrl-C kills
+  the runner's process group outright).
+* inspect_ai 0.3.285's ``eval_set`` returns ``(True, [])`` when it is
+  cancelled, as if nothing were wrong: a group whose eval_set returned no
+  log, or a cancelled one, or raised KeyboardInterrupt (a SIGINT sent to the
+  runner itself), is a stopped group, and no group starts after it.
+* The runner watches its parent (``parent_pid`` of the spec) as a fallback
+  for the parent-death signal (another OS, a parent that died before the
+  signal was armed): once the parent is gone it stops itself as above and,
+  if it has not ended ``orphan_grace`` seconds later, exits at once, so no
+  runner outlives empties for long.
+* The log folder's lock is the descriptor ``lock_fd`` of the spec, inherited
+  from ``empties rerun``: the runner holds the lock for as long as it lives,
+  so a second ``empties rerun`` of the folder is refused until it ends, even
+  when the first empties is gone. The runner takes the lock on it itself at
+  start (a no-op for the holder's own descriptor; a refusal for any other).
 
 The spec is JSON::
 
     {"format": 1, "harness": "" | "path/to/harness.py", "log_buffer": null | n,
+     "lock_fd": null | n, "parent_pid": null | n, "orphan_grace": seconds,
      "groups": [{"index": 1, "label": "...", "log_dir": "...", "task": "inspect_evals/xstest",
                  "task_args": {...}, "model": "openai/gpt-5-mini", "model_args": {...},
                  "model_roles": {"grader": "..." | {"model": ..., "config": ..., ...}},
@@ -43,10 +72,13 @@ sample and group end.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.util
 import json
 import os
+import signal
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Mapping
@@ -76,11 +108,57 @@ _group: dict[str, Any] = {}
 
 
 def emit(event: str, **fields: Any) -> None:
-    """One progress line for ``empties rerun``."""
+    """One progress line for ``empties rerun``; nothing once it is gone (the pipe is closed)."""
+    global _events
     if _events is None:
         return
-    _events.write(json.dumps({"event": event, **fields}) + "\n")
-    _events.flush()
+    try:
+        _events.write(json.dumps({"event": event, **fields}) + "\n")
+        _events.flush()
+    except OSError:  # BrokenPipeError: empties ended; the run stops (see _Stop) and its logs still count
+        _events = None
+
+
+class _Stop:
+    """The stop request (module doc, "Stopping"): set once, from the main thread's signal handler."""
+
+    requested = False
+    why = ""
+    in_eval = False  # eval_set is running: a SIGINT cancels it cleanly
+
+
+def request_stop(why: str) -> None:
+    """Start no new group and cancel the running one, once."""
+    if _Stop.requested:
+        return
+    _Stop.requested, _Stop.why = True, why
+    emit("stopping", why=why)
+    if _Stop.in_eval:
+        # handled by asyncio.Runner's SIGINT handler inside eval_set: the main task is cancelled,
+        # inspect_ai writes the log as cancelled with its finished samples (outside the event loop,
+        # KeyboardInterrupt, which run_spec takes as the same stop)
+        signal.raise_signal(signal.SIGINT)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    request_stop("asked to stop (SIGTERM)")
+
+
+def _watch_parent(parent: int, grace: float) -> None:
+    """The fallback of the parent-death signal: stop once the parent is gone; exit after grace."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)  # the handler runs in the main thread: request_stop
+    time.sleep(grace)
+    os._exit(130)
+
+
+def _hold_lock(fd: int) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        raise SystemExit(f"rerun: the log folder's lock (descriptor {fd}) is not this runner's: {e}; "
+                         "run the plan with empties rerun, which takes it") from None
 
 
 @hooks(name="empties_rerun_progress", description="progress of empties rerun (only inside python -m empties rerun)")
@@ -222,32 +300,64 @@ def run_group(group: dict[str, Any], harness: Harness, log_buffer: int | None) -
             score_display=False,
             log_format="eval",
             log_buffer=log_buffer,
+            # every attempt's log stays: a stopped attempt's calls were paid for (module doc)
+            retry_cleanup=False,
+            # no control server: its uvicorn takes SIGINT and SIGTERM for itself while the eval
+            # runs (inspect_ai._control.server), so a stop request would wait for the eval to end
+            ctl_server=False,
             **config,
         )
     return ok, logs
 
 
+STOPPED = 130  # the exit code of a run that stopped on request: its groups' logs keep what finished
+
+
 def run_spec(spec: Mapping[str, Any]) -> int:
     if spec.get("format") != SPEC_FORMAT:
         raise SystemExit(f"rerun: spec format {spec.get('format')!r}, this package reads {SPEC_FORMAT}")
+    _Stop.requested, _Stop.why = False, ""
+    if spec.get("lock_fd") is not None:
+        _hold_lock(int(spec["lock_fd"]))
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    if spec.get("parent_pid"):
+        threading.Thread(target=_watch_parent, args=(int(spec["parent_pid"]), float(spec.get("orphan_grace") or 60)),
+                         daemon=True, name="empties-rerun-parent").start()
     harness = Harness(spec.get("harness") or "")
     failed = 0
     for group in spec["groups"]:
+        if _Stop.requested:
+            emit("stopped", group=group["index"], why=_Stop.why)
+            return STOPPED
         _group.clear()
         _group.update(index=group["index"], done=0)
         t0 = time.monotonic()
         emit("group_start", group=group["index"], label=group["label"], log_dir=group["log_dir"])
+        interrupted, ok = False, False
+        logs: list[EvalLog] = []
         try:
+            _Stop.in_eval = True
             ok, logs = run_group(group, harness, spec.get("log_buffer"))
+        except KeyboardInterrupt:
+            interrupted = True
         except Exception as e:  # one group's failure does not stop the others
             failed += 1
             emit("group_end", group=group["index"], ok=False, error=f"{type(e).__name__}: {e}",
                  run=_group["done"], seconds=time.monotonic() - t0)
             continue
         finally:
+            _Stop.in_eval = False
             done = _group.get("done", 0)
             _group.clear()
         status = [log.status for log in logs]
+        # eval_set returns (True, []) when it was cancelled (module doc)
+        if interrupted or _Stop.requested or not logs or "cancelled" in status:
+            emit("group_end", group=group["index"], ok=False, stopped=True, status=status or ["cancelled"],
+                 run=done, logs=[log.location for log in logs],
+                 error=_Stop.why or "interrupted (SIGINT)", seconds=time.monotonic() - t0)
+            _Stop.requested, _Stop.why = True, _Stop.why or "interrupted (SIGINT)"
+            continue
         total = sum((log.results.total_samples if log.results else 0) for log in logs)
         completed = sum((log.results.completed_samples if log.results else 0) for log in logs)
         errors = [log.error.message for log in logs if log.error]
@@ -256,6 +366,8 @@ def run_spec(spec: Mapping[str, Any]) -> int:
         emit("group_end", group=group["index"], ok=ok, status=status, run=done, samples=total,
              completed=completed, logs=[log.location for log in logs], error="; ".join(errors) or None,
              seconds=time.monotonic() - t0)
+    if _Stop.requested:
+        return STOPPED
     return 1 if failed else 0
 
 
@@ -277,4 +389,8 @@ def run_file(path: str, events_fd: int | None) -> int:
     with open(path, encoding="utf-8") as f:
         spec = json.load(f)
     with _events_to(events_fd):
-        return run_spec(spec)
+        try:
+            return run_spec(spec)
+        except KeyboardInterrupt:  # a SIGINT sent to the runner itself between two groups
+            emit("stopped", why="interrupted (SIGINT)")
+            return STOPPED
