@@ -14,25 +14,7 @@ import (
 // e.g. bench/corpus/base/agent-a.eval after `make bench`) and reports MB/s of
 // sample JSON.
 func BenchmarkDecodeSample(b *testing.B) {
-	p := os.Getenv("EMPTIES_BENCH_LOG")
-	if p == "" {
-		b.Skip("set EMPTIES_BENCH_LOG to a log file")
-	}
-	l, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	var raws [][]byte
-	var total int64
-	for _, ref := range l.Samples {
-		raw, err := ref.Bytes()
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws = append(raws, raw)
-		total += int64(len(raw))
-	}
+	raws, total := benchLogSamples(b)
 	b.SetBytes(total)
 	b.ResetTimer()
 	cpu := testutil.CPUSeconds()
@@ -215,4 +197,70 @@ func BenchmarkDecodeStream(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkScanSample is the validating scan alone (ScanSample: the check
+// of a value the walk skips, over each whole sample) over the samples of
+// EMPTIES_BENCH_LOG, in MB/s of sample JSON.
+func BenchmarkScanSample(b *testing.B) {
+	raws, total := benchLogSamples(b)
+	benchScan(b, raws, total)
+}
+
+// benchLogSamples reads the raw samples of EMPTIES_BENCH_LOG.
+func benchLogSamples(b *testing.B) (raws [][]byte, total int64) {
+	p := os.Getenv("EMPTIES_BENCH_LOG")
+	if p == "" {
+		b.Skip("set EMPTIES_BENCH_LOG to a log file")
+	}
+	l, err := Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	for _, ref := range l.Samples {
+		raw, err := ref.Bytes()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, raw)
+		total += int64(len(raw))
+	}
+	return raws, total
+}
+
+// BenchmarkScanCorpus is BenchmarkScanSample over the fixtures and both
+// shared corpora.
+func BenchmarkScanCorpus(b *testing.B) {
+	raws, total := corpusSamples(b)
+	benchScan(b, raws, total)
+}
+
+// benchScan scans raws (a sample the scan refuses, one holding a NaN or
+// repeating a key, is scanned as well: the decode leaves it to the
+// decoder).
+func benchScan(b *testing.B, raws [][]byte, total int64) {
+	b.SetBytes(total)
+	b.ResetTimer()
+	cpu := testutil.CPUSeconds()
+	for range b.N {
+		for _, raw := range raws {
+			ScanSample(raw)
+		}
+	}
+	testutil.ReportCPU(b, cpu, total)
+}
+
+// BenchmarkScanSamplePortable is BenchmarkScanSample byte by byte, as on a
+// CPU without AVX2.
+func BenchmarkScanSamplePortable(b *testing.B) {
+	defer SetSIMDScan(false)()
+	BenchmarkScanSample(b)
+}
+
+// BenchmarkDecodeSamplePortable is BenchmarkDecodeSample with the values
+// the walk skips checked byte by byte.
+func BenchmarkDecodeSamplePortable(b *testing.B) {
+	defer SetSIMDScan(false)()
+	BenchmarkDecodeSample(b)
 }

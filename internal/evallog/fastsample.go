@@ -55,7 +55,8 @@ const maxFastDepth = 512
 // nothing that matters: the caller resets d and decodes raw the old way.
 // d refers into raw.
 func (d *DecodedSample) decodeFast(raw []byte) bool {
-	w := &walk{b: raw}
+	w := &walk{b: raw, mayIndex: true}
+	defer w.release()
 	i := ws(raw, 0)
 	end, ok := w.members(i, d.sampleMember)
 	return ok && ws(raw, end) == len(raw)
@@ -64,6 +65,12 @@ func (d *DecodedSample) decodeFast(raw []byte) bool {
 // walk is decodeFast's walk over one sample.
 type walk struct {
 	b []byte
+	// The structural index of b (scan.go), built at the first container
+	// skipChecked meets if mayIndex: indexed is 0 until then, 1 if built,
+	// -1 if not (b short, no AVX2, an error in b).
+	mayIndex bool
+	indexed  int8
+	idx      *structIndex
 }
 
 // sampleMember decodes the member of the sample whose key (without its
@@ -773,7 +780,7 @@ func (w *walk) keyEnd(i int, structKey bool) (int, bool) {
 }
 
 // The keys of one object, to tell a repeated one: a 64-bit filter of them
-// (keyBit), and past 32 keys a set of their hashes (an object of many
+// (keyBitIn), and past 32 keys a set of their hashes (an object of many
 // keys, such as the attachments), where a collision counts as a repeat.
 type keySet struct {
 	filter uint64
@@ -784,19 +791,15 @@ type keySet struct {
 // caller appends it to them), and reports whether the object holds it
 // already.
 func (s *keySet) repeats(keys []span, b []byte, start, end int) bool {
-	key := b[start:end]
 	if s.hashes == nil && len(keys) < 32 {
-		bit := keyBit(key)
-		if s.filter&bit != 0 {
-			for _, k := range keys {
-				if bytes.Equal(b[k.start:k.end], key) {
-					return true
-				}
-			}
+		bit := keyBitIn(b, start, end)
+		if s.filter&bit != 0 && s.repeatsIn(keys, b, start, end) {
+			return true
 		}
 		s.filter |= bit
 		return false
 	}
+	key := b[start:end]
 	if s.hashes == nil {
 		s.hashes = make(map[uint64]struct{}, 2*len(keys))
 		for _, k := range keys {
@@ -809,6 +812,42 @@ func (s *keySet) repeats(keys []span, b []byte, start, end int) bool {
 	}
 	s.hashes[h] = struct{}{}
 	return false
+}
+
+// repeatsIn reports whether keys holds the key b[start:end].
+func (s *keySet) repeatsIn(keys []span, b []byte, start, end int) bool {
+	key := b[start:end]
+	for _, k := range keys {
+		if bytes.Equal(b[k.start:k.end], key) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyBitIn is a bit of 64 picked by the key b[start:end]: equal keys pick
+// the same bit. A short key is read eight bytes at a time where b has them.
+func keyBitIn(b []byte, start, end int) uint64 {
+	if n := end - start; n < 8 && start+8 <= len(b) {
+		return keyBitOf(n, binary.LittleEndian.Uint64(b[start:])&(1<<(8*n)-1))
+	}
+	return keyBitSlow(b, start, end)
+}
+
+func keyBitSlow(b []byte, start, end int) uint64 {
+	n := end - start
+	if n >= 8 {
+		return keyBitOf(n, binary.LittleEndian.Uint64(b[start:])^binary.LittleEndian.Uint64(b[end-8:])*0xC2B2AE3D27D4EB4F)
+	}
+	var v uint64
+	for k := end - 1; k >= start; k-- {
+		v = v<<8 | uint64(b[k])
+	}
+	return keyBitOf(n, v)
+}
+
+func keyBitOf(n int, v uint64) uint64 {
+	return 1 << (((uint64(n)*0x9E3779B97F4A7C15 ^ v) * 0x9E3779B97F4A7C15) >> 58)
 }
 
 // skipField skips the value of a member whose key names no field decoded.
@@ -932,13 +971,14 @@ func (w *walk) intValue(vs int, dst *int) (int, bool) {
 	return j, true
 }
 
-// skipChecked returns the end of the JSON value at b[i], having checked
+// skipPortable returns the end of the JSON value at b[i], having checked
 // all of it as decodeFast takes a sample (see there): well formed, strings
 // without raw control bytes and with valid escapes, numbers and the
 // literals true, false and null (NaN and Infinity are not taken), no
 // object that repeats a key, no key that is not plain. It walks the value
 // once, without recursion, hopping through strings as mayRepeatKey does.
-func (w *walk) skipChecked(i int) (int, bool) {
+// skipChecked is this check by the structural index where there is one.
+func (w *walk) skipPortable(i int) (int, bool) {
 	b := w.b
 	if i >= len(b) {
 		return 0, false

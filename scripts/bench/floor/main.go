@@ -15,11 +15,23 @@
 // is read whole (in 1 MiB reads). raw_bytes is the bytes inflated (and
 // read, for .json).
 //
+// -mode scan, the validating scan alone: it inflates every sample as -mode
+// decode does and runs evallog.ScanSample over it (the check the walk makes
+// of a value it skips, over the whole sample), and nothing else.
+//
+// -portable checks the values the walk skips byte by byte, as on a CPU
+// without AVX2.
+//
+// -repeat N reads everything N times in the one process, so that a small
+// corpus is not measured by the process's start: cpu_seconds (user+sys of
+// the process from the first run's start, per run) and seconds (wall, per
+// run) are of one run.
+//
 // It prints one JSON line: {"files":…, "samples":…, "raw_bytes":…,
-// "seconds":…, "mode":…}.
+// "seconds":…, "cpu_seconds":…, "repeat":…, "mode":…}.
 //
 //	go build -o bench/floor ./scripts/bench/floor
-//	bench/floor [-j N] [-mode decode|inflate] [-cpuprofile FILE] PATH...
+//	bench/floor [-j N] [-mode decode|inflate|scan] [-repeat N] [-cpuprofile FILE] PATH...
 package main
 
 import (
@@ -35,6 +47,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"empties/internal/evallog"
@@ -43,10 +56,15 @@ import (
 func main() {
 	workers := flag.Int("j", runtime.GOMAXPROCS(0), "parallel sample decoders")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
-	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample) or inflate (inflate every member, no JSON)")
+	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample), scan (inflate + ScanSample) or inflate (inflate every member, no JSON)")
+	repeat := flag.Int("repeat", 1, "read everything this many times in the one process; the figures are per run")
+	portable := flag.Bool("portable", false, "check skipped values byte by byte, as where the CPU has no AVX2 (an A/B of the structural scan in one build)")
 	flag.Parse()
-	if *mode != "decode" && *mode != "inflate" {
-		fmt.Fprintln(os.Stderr, "floor: -mode is decode or inflate")
+	if *portable {
+		evallog.SetSIMDScan(false)
+	}
+	if *mode != "decode" && *mode != "inflate" && *mode != "scan" {
+		fmt.Fprintln(os.Stderr, "floor: -mode is decode, scan or inflate")
 		os.Exit(2)
 	}
 	if flag.NArg() == 0 {
@@ -67,20 +85,45 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-
-	if *mode == "inflate" {
-		inflateOnly(files, max(1, *workers))
-		return
+	n := max(1, *repeat)
+	cpu0, start := cpuSeconds(), time.Now()
+	var out map[string]any
+	for range n {
+		if *mode == "inflate" {
+			out = inflateOnly(files, max(1, *workers))
+		} else {
+			out = decodeAll(files, max(1, *workers), *mode == "scan")
+		}
 	}
-	start := time.Now()
+	out["seconds"] = time.Since(start).Seconds() / float64(n)
+	out["cpu_seconds"] = (cpuSeconds() - cpu0) / float64(n)
+	out["repeat"] = n
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+	if out["failures"].(int64) > 0 {
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+// cpuSeconds is the process's user+sys CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// decodeAll is -mode decode (scan false) and -mode scan: one run over the
+// files.
+func decodeAll(files []string, workers int, scan bool) map[string]any {
 	var samples, rawBytes, failures atomic.Int64
 	type job struct {
 		ref  evallog.SampleRef
 		done *sync.WaitGroup // the log's outstanding samples
 	}
-	work := make(chan job, 32*(*workers))
+	work := make(chan job, 32*workers)
 	var wg sync.WaitGroup
-	for range max(1, *workers) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -91,7 +134,12 @@ func main() {
 				j.done.Done()
 				if err == nil {
 					buf = raw
-					_, err = evallog.DecodeSample(raw, "")
+					switch {
+					case scan && !evallog.ScanSample(raw):
+						err = fmt.Errorf("the validating scan refuses it")
+					case !scan:
+						_, err = evallog.DecodeSample(raw, "")
+					}
 				}
 				if err != nil {
 					failures.Add(1)
@@ -138,15 +186,13 @@ func main() {
 	close(work)
 	wg.Wait()
 	open.Wait()
-	secs := time.Since(start).Seconds()
-
-	out, _ := json.Marshal(map[string]any{
+	mode := "decode"
+	if scan {
+		mode = "scan"
+	}
+	return map[string]any{
 		"files": len(files), "samples": samples.Load(), "raw_bytes": rawBytes.Load(),
-		"seconds": secs, "workers": *workers, "failures": failures.Load(), "mode": "decode",
-	})
-	fmt.Println(string(out))
-	if failures.Load() > 0 {
-		os.Exit(1)
+		"workers": workers, "failures": failures.Load(), "mode": mode,
 	}
 }
 
