@@ -146,13 +146,12 @@ func benchKeyPass(b *testing.B, pass func([]byte) ([]byte, bool)) {
 	}
 }
 
-// BenchmarkDecodeCorpusSlim decodes the same samples as
-// BenchmarkDecodeCorpus by the slim walk (slimSample), as ingest decodes a
-// sample of 8 MiB or more that it holds in memory and that decodeFast does
-// not take.
-func BenchmarkDecodeCorpusSlim(b *testing.B) {
-	defer func(f int) { slimFrom = f }(slimFrom)
-	slimFrom = 0
+// BenchmarkDecodeCorpusHeld decodes the same samples as
+// BenchmarkDecodeCorpus by the stream walk over the bytes in memory, as
+// Decode decodes a sample of 8 MiB or more that decodeFast does not take.
+func BenchmarkDecodeCorpusHeld(b *testing.B) {
+	defer func(f int) { heldFrom = f }(heldFrom)
+	heldFrom = 0
 	defer SetFastDecode(false)()
 	BenchmarkDecodeCorpus(b)
 }

@@ -21,7 +21,7 @@ import (
 // scan would have checked, and takes what the tables read where it lies:
 // raw values are sub-slices of the sample (as the attachments and the pool
 // always were), the events kept are those of the kinds the tables read (as
-// the slim and stream decodes keep them: model, span_begin, step), and only
+// the stream walk keeps them: model, span_begin, step), and only
 // sample.output is handed to the decoder.
 //
 // It takes only what it is sure of: strictly valid JSON (every string free

@@ -86,37 +86,61 @@ func (d *DecodedSample) reset() {
 // worker that decodes sample after sample into one DecodedSample does not
 // grow a new list (the largest allocation of a decode) for each. Nothing of
 // the previous sample survives.
+//
+// A sample is decoded one of three ways, and each is there for what the
+// others cannot do:
+//
+//   - decodeFast (fastsample.go), every sample it takes, of any size: one
+//     walk of the bytes in memory, strict (no repeated key, no NaN, plain
+//     keys, the types the tables want), keeping sub-slices of raw. It is
+//     the decoder of every sample the writers write.
+//   - the stream walk (stream.go), from 8 MiB on (streamFrom, heldFrom): the kept
+//     fields copied out as the bytes pass, the rest skipped, then handed to
+//     the decoder. DecodeRef runs it on the inflating member, so that a
+//     sample of hundreds of megabytes is never held; Decode runs it on a
+//     sample it holds that decodeFast refused, where decoding whole would
+//     cost a multiple of the sample (BenchmarkHugeFallbackSampleMemory: 64
+//     MiB with a bare NaN, a peak of about 4 MiB above the sample this way,
+//     215 MiB whole).
+//   - the whole unmarshal (goccy, after the repeated-key rewrite), for the
+//     rest: a sample decodeFast refused (pydantic's lax conversions, keys in
+//     another case, NaN) and every error, whose message names the offset.
+//     It is the reference the others are tested against
+//     (TestDecodeFastAsWhole, FuzzDecodeFast, FuzzStreamDecode).
+//
+// Why not one: decodeFast needs the whole sample in memory and leaves what
+// it does not take to the decoder, which holds pydantic's lax rules; taking
+// those into the walk (or generating all three from the structs, as
+// event_fields_gen.go is) is the remaining step of issue 39.
 func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
+	return d.decode(raw, legacyScoreName, len(raw) >= heldFrom)
+}
+
+// heldFrom is the raw size from which Decode walks a sample decodeFast
+// refused as a stream: below it the walk would only add a pass (decoding
+// whole is about twice as fast) for memory that does not matter. Tests set
+// it to 0.
+var heldFrom = 8 << 20
+
+// decode is Decode, walking raw as a stream when decodeFast refuses it if
+// walk (DecodeRef does not: its stream walk of the member refused it).
+func (d *DecodedSample) decode(raw []byte, legacyScoreName string, walk bool) error {
 	d.reset()
-	if fastDecode && d.decodeFast(raw) { // one walk, for the samples it can take (fastsample.go)
+	if fastDecode && d.decodeFast(raw) {
 		d.attachments = d.Attachments
 		return d.finish(legacyScoreName)
 	}
+	if walk {
+		d.reset()
+		if d.decodeStream(heldOpener(raw), legacyScoreName) == nil {
+			return nil
+		}
+	}
 	d.reset()
 	raw, _ = lastKeyWins(raw)
-	var slim, attachments []byte
-	var pools, pool [][]byte
-	var hasPools, ok bool
-	if len(raw) >= slimFrom {
-		slim, attachments, pools, pool, hasPools, ok = slimSample(raw)
-	}
-	var sanitized bool
-	var err error
-	if ok {
-		sanitized, err = unmarshal(slim, &d.Sample)
-		d.Attachments, d.MessagePool = attachments, rawMessages(pool)
-		if hasPools {
-			d.EventsData = &Pools{Messages: rawMessages(pools)}
-		}
-	}
-	if !ok || err != nil {
-		// A sample of ordinary size, or not a document the walk takes
-		// apart: decoded whole, as it always was, for the same result or
-		// the same error.
-		d.reset()
-		if sanitized, err = unmarshal(raw, &d.Sample); err != nil {
-			return describeJSONError(raw, err)
-		}
+	sanitized, err := unmarshal(raw, &d.Sample)
+	if err != nil {
+		return describeJSONError(raw, err)
 	}
 	d.Sanitized = sanitized
 	d.attachments = d.Attachments

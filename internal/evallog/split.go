@@ -6,22 +6,10 @@ import (
 	"strings"
 )
 
-// A sample's bytes are mostly what no table stores: the events of tools,
-// state and store changes, the message history, the provider calls and the
-// attachments nothing the tables read refers to. Decoding all of it (the
-// decoder copies every raw value it keeps, and its input) made memory a
-// multiple of the largest sample. slimSample instead walks the sample's top
-// level once, without copying, and hands the decoder only the fields the
-// tables read, with the events cut to the kinds they read (model calls and
-// the spans and steps that scope them); the attachments and the message
-// pool stay where they are in raw, as sub-slices, and are decoded only where
-// a reply or a judge's prompt refers to them.
-
-// slimFrom is the raw size from which a sample is decoded slim. Below it
-// the walk would only add a pass (decoding is about twice as fast without
-// it) for memory that does not matter; above it the copies it saves are
-// the sample's size several times over. Tests set it to 0.
-var slimFrom = 8 << 20
+// The stream walk (stream.go) hands the decoder only the fields of Sample,
+// with the events cut to the kinds the tables read (model calls and the
+// spans and steps that scope them): the rest of a sample (tool events,
+// store, message history, provider calls) is most of its bytes.
 
 // sampleFields are the keys of Sample the decoder is given (matched without
 // regard to case, as the decoder matches them), and kindFields those whose
@@ -87,103 +75,6 @@ func kindField(slim *[]byte, key []byte, first byte) bool {
 
 // keptEvents are the event kinds the tables read.
 var keptEvents = map[string]bool{"model": true, "span_begin": true, "step": true}
-
-// slimSample returns the JSON object to decode for raw, and the raw
-// attachments and pool messages (sub-slices of raw). ok is false when raw is
-// not a well-formed object the walk understands; the caller then decodes raw
-// whole, which gives the error (or the tolerance) it always gave.
-func slimSample(raw []byte) (slim []byte, attachments []byte, pools, pool [][]byte, hasPools, ok bool) {
-	slim = append(make([]byte, 0, 4096), '{')
-	ok = eachMember(raw, func(key []byte, val []byte) bool {
-		switch {
-		case keyIs(key, "attachments"):
-			attachments = val
-			return true
-		case keyIs(key, "events_data"):
-			hasPools = false
-			pools = nil
-			if isNull(val) {
-				return true
-			}
-			if firstByte(val) != '{' {
-				return false
-			}
-			hasPools = true
-			return eachMember(val, func(k, v []byte) bool {
-				if !keyIs(k, "messages") {
-					return true
-				}
-				var ok bool
-				pools, ok = arrayElements(v)
-				return ok
-			})
-		case keyIs(key, "message_pool"):
-			var ok bool
-			pool, ok = arrayElements(val)
-			return ok
-		}
-		switch keptField(&slim, key) {
-		case "":
-			kindField(&slim, key, firstByte(val))
-		case "events":
-			if firstByte(val) == '[' {
-				return appendEvents(&slim, val)
-			}
-			fallthrough
-		default:
-			slim = append(slim, val...)
-		}
-		return true
-	})
-	return append(slim, '}'), attachments, pools, pool, hasPools, ok
-}
-
-// appendEvents appends the events of the array val that the tables read.
-func appendEvents(dst *[]byte, val []byte) bool {
-	*dst = append(*dst, '[')
-	first := true
-	ok := eachElement(val, func(e []byte) bool {
-		if firstByte(e) == '{' {
-			kind, known := "", false
-			if !eachMember(e, func(k, v []byte) bool {
-				if keyIs(k, "event") {
-					s, err := DecodeString(v)
-					kind, known = s, err == nil && firstByte(v) == '"'
-				}
-				return true
-			}) {
-				return false
-			}
-			if known && !inspectEventKinds[kind] {
-				return false // the whole decode names the kind
-			}
-			if known && !keptEvents[kind] {
-				return true // skipped without a copy
-			}
-		}
-		if !first {
-			*dst = append(*dst, ',')
-		}
-		first = false
-		*dst = append(*dst, e...)
-		return true
-	})
-	*dst = append(*dst, ']')
-	return ok
-}
-
-// arrayElements lists the elements of a raw array (nil for null).
-func arrayElements(val []byte) ([][]byte, bool) {
-	if isNull(val) {
-		return nil, true
-	}
-	var out [][]byte
-	ok := eachElement(val, func(e []byte) bool {
-		out = append(out, e)
-		return true
-	})
-	return out, ok
-}
 
 func keyIs(key []byte, name string) bool {
 	if len(key) < 2 {

@@ -1,130 +1,35 @@
 package evallog
 
 import (
-	"path/filepath"
-	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
 
-// slimAlways makes every sample of the test take the slim decode.
-func slimAlways(t *testing.T) {
-	old := slimFrom
-	slimFrom = 0
-	t.Cleanup(func() { slimFrom = old })
+// walkHeld makes Decode walk every sample decodeFast refuses as a stream,
+// as it does one of 8 MiB or more.
+func walkHeld(t *testing.T) {
+	old := heldFrom
+	heldFrom = 0
+	t.Cleanup(func() { heldFrom = old })
 }
 
-// decodeWhole is the decode slimSample replaces: every field through the
-// decoder at once.
+// decodeWhole decodes raw as Decode does a small sample decodeFast refuses.
 func decodeWhole(t *testing.T, raw []byte) *DecodedSample {
 	t.Helper()
 	d := &DecodedSample{}
-	if _, err := unmarshal(raw, &d.Sample); err != nil {
+	if err := d.decode(raw, "", false); err != nil {
 		t.Fatalf("whole decode: %v", err)
 	}
 	return d
 }
 
-// same compares what the tables read of two decodes of one sample: the
-// fields, the events of the kinds kept (in order), the attachments and the
-// message pool.
-func same(t *testing.T, name string, slim, whole *DecodedSample) {
-	t.Helper()
-	var kept []Event
-	for _, e := range whole.Events {
-		if keptEvents[e.Event] {
-			kept = append(kept, e)
-		}
-	}
-	var slimKept []Event
-	for _, e := range slim.Events {
-		if keptEvents[e.Event] {
-			slimKept = append(slimKept, e)
-		}
-	}
-	if !reflect.DeepEqual(slimKept, kept) {
-		t.Errorf("%s: events differ: %d vs %d kept", name, len(slimKept), len(kept))
-	}
-	if len(slim.Events) != len(slimKept) {
-		t.Errorf("%s: %d events of other kinds decoded", name, len(slim.Events)-len(slimKept))
-	}
-	for _, f := range []struct {
-		what       string
-		got, wantv any
-	}{
-		{"id", string(slim.ID), string(whole.ID)},
-		{"epoch", slim.Epoch, whole.Epoch},
-		{"uuid", slim.UUID, whole.UUID},
-		{"output", slim.Output, whole.Output},
-		{"scores", slim.Scores, whole.Scores},
-		{"error", slim.Error, whole.Error},
-		{"limit", slim.Limit, whole.Limit},
-		{"metadata", string(slim.Metadata), string(whole.Metadata)},
-		{"attachments", string(slim.Attachments), string(whole.Attachments)},
-		{"message pool", strs(slim.MessagePool), strs(whole.MessagePool)},
-	} {
-		if !reflect.DeepEqual(f.got, f.wantv) {
-			t.Errorf("%s: %s = %v, whole decode %v", name, f.what, f.got, f.wantv)
-		}
-	}
-	switch {
-	case (slim.EventsData == nil) != (whole.EventsData == nil):
-		t.Errorf("%s: events_data present %v, whole decode %v", name, slim.EventsData != nil, whole.EventsData != nil)
-	case slim.EventsData != nil && !reflect.DeepEqual(strs(slim.EventsData.Messages), strs(whole.EventsData.Messages)):
-		t.Errorf("%s: pool messages differ", name)
-	}
-}
-
-func strs[T ~[]byte](xs []T) []string {
-	var out []string
-	for _, x := range xs {
-		out = append(out, string(x))
-	}
-	return out
-}
-
-// Every sample of the fixtures decodes to what a whole decode gives.
-func TestSlimDecodeMatchesWholeOnFixtures(t *testing.T) {
-	slimAlways(t)
-	paths, _ := filepath.Glob("../../testdata/logs/*.eval")
-	json, _ := filepath.Glob("../../testdata/logs/*.json")
-	paths = append(paths, json...)
-	if len(paths) < 10 {
-		t.Fatalf("only %d fixture logs", len(paths))
-	}
-	n := 0
-	for _, p := range paths {
-		l, err := Open(p)
-		if err != nil {
-			continue // the fixtures of unreadable logs
-		}
-		for _, ref := range l.Samples {
-			raw, err := ref.Bytes()
-			if err != nil {
-				continue
-			}
-			if _, _, _, _, _, ok := slimSample(raw); !ok {
-				t.Errorf("%s %s: the walk refused a sample the writer wrote", p, ref.Member)
-			}
-			d, err := DecodeSample(raw, "")
-			if err != nil {
-				continue
-			}
-			same(t, filepath.Base(p)+" "+ref.Member, d, decodeWhole(t, raw))
-			n++
-		}
-		l.Close()
-	}
-	if n < 20 {
-		t.Errorf("only %d samples compared", n)
-	}
-}
-
 // Keys in any order (attachments and the pools before the events, as
 // recovered logs have them), duplicate keys (the last wins), keys in another
-// case, events the tables do not read, bare NaN in a skipped part.
-func TestSlimDecodeShapes(t *testing.T) {
-	slimAlways(t)
+// case, events the tables do not read, bare NaN in a skipped part: a big
+// sample decodeFast refuses is walked, to the rows a whole decode gives.
+func TestHeldSampleWalkShapes(t *testing.T) {
+	walkHeld(t)
 	raw := []byte(`{
 	  "attachments": {"old": "x"},
 	  "events_data": {"calls": [{"request": {"a": NaN}}], "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "attachment://abc"}]},
@@ -148,7 +53,12 @@ func TestSlimDecodeShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	same(t, "shapes", d, decodeWhole(t, raw))
+	if d.resolved == nil {
+		t.Fatal("decoded whole, not walked")
+	}
+	if got, want := tableView(d), tableView(decodeWhole(t, raw)); got != want {
+		t.Errorf("rows differ:\n%s\nwhole:\n%s", got, want)
+	}
 	if got := len(d.Events); got != 4 {
 		t.Errorf("%d events decoded, want the 4 model/span/step ones", got)
 	}
@@ -162,8 +72,8 @@ func TestSlimDecodeShapes(t *testing.T) {
 
 // A sample that is not well-formed JSON anywhere, also in the parts the
 // tables do not read, is an error as before, with the same message.
-func TestSlimDecodeKeepsErrors(t *testing.T) {
-	slimAlways(t)
+func TestHeldSampleWalkKeepsErrors(t *testing.T) {
+	walkHeld(t)
 	for _, raw := range []string{
 		`{"id": 1, "store": {"a": tru}}`,
 		`{"id": 1, "attachments": {"h": "unterminated}`,
@@ -184,23 +94,24 @@ func TestSlimDecodeKeepsErrors(t *testing.T) {
 	}
 }
 
-// A huge attachment that nothing refers to is not copied: the decoded
-// sample's attachments are the raw bytes themselves.
-func TestSlimDecodeDoesNotCopyAttachments(t *testing.T) {
-	slimAlways(t)
-	big := strings.Repeat("x", 1<<20)
-	raw := []byte(`{"id": 1, "epoch": 1, "events": [], "attachments": {"h": "` + big + `"}}`)
+// A huge attachment that nothing refers to, in a sample decodeFast refuses
+// (a bare NaN), is not copied: a whole decode would copy it, with the rest.
+func TestHeldSampleWalkDoesNotCopyAttachments(t *testing.T) {
+	walkHeld(t)
+	big := strings.Repeat("x", 16<<20)
+	raw := []byte(`{"id": 1, "epoch": 1, "scores": {"s": {"value": NaN}}, "events": [], "attachments": {"h": "` + big + `"}}`)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	d, err := DecodeSample(raw, "")
+	runtime.ReadMemStats(&m1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := d.attachments
-	if len(a) < len(big) || &a[0] != &raw[strings.Index(string(raw), `{"h"`)] {
-		t.Error("attachments were copied")
+	if n := m1.TotalAlloc - m0.TotalAlloc; n > uint64(len(big))/4 {
+		t.Errorf("%d MiB allocated to decode a sample of %d MiB", n>>20, len(raw)>>20)
 	}
-	d.Release()
-	if d.attachments != nil || d.Attachments != nil {
-		t.Error("Release kept the reference")
+	if d.Resolve("attachment://h") != "attachment://h" {
+		t.Error("an attachment nothing refers to was resolved")
 	}
 }
 

@@ -19,10 +19,10 @@ import (
 
 // A sample of hundreds of megabytes is not read into memory: DecodeRef
 // decodes it from the inflating stream of its member (or its range of a
-// .json log), keeping only what the tables read, as slimSample does for a
-// sample in memory: the fields of Sample, the events of the kinds kept
-// (and of those only the fields of Event), the message pool's role, content
-// and tool calls, and the attachments a kept text refers to. Everything
+// .json log), keeping only what the tables read (and Decode so walks a big
+// sample it holds that decodeFast does not take): the fields of Sample, the
+// events of the kinds kept (and of those only the fields of Event), the
+// message pool's role, content and tool calls, and the attachments a kept text refers to. Everything
 // else (tool events, store, message history, provider calls, attachments
 // nothing kept refers to) is skipped as it streams past, without being
 // copied. A text longer than bigText at a place the tables read as text
@@ -63,11 +63,12 @@ var ErrNotStreamed = errors.New("sample not streamed")
 var errFallback = ErrNotStreamed
 
 // DecodeRef decodes the sample ref names into d. A sample smaller than
-// slimFrom is read into buf (which is returned, maybe grown, for reuse) and
+// streamFrom is read into buf (which is returned, maybe grown, for reuse) and
 // decoded by Decode; a larger one is decoded from the stream of its member.
 // As with Decode, d refers into the returned buffer until Release.
 func (d *DecodedSample) DecodeRef(ref SampleRef, buf []byte, legacyScoreName string) ([]byte, error) {
-	if ref.RawSize() >= int64(streamFrom) {
+	walked := ref.RawSize() >= int64(streamFrom)
+	if walked {
 		if err := d.DecodeStream(ref, legacyScoreName); err == nil {
 			return buf, nil
 		}
@@ -76,7 +77,7 @@ func (d *DecodedSample) DecodeRef(ref SampleRef, buf []byte, legacyScoreName str
 	if err != nil {
 		return buf, err
 	}
-	return buf, d.Decode(buf, legacyScoreName)
+	return buf, d.decode(buf, legacyScoreName, !walked && len(buf) >= heldFrom)
 }
 
 // streamFrom is the raw size from which DecodeRef streams a sample; tests
@@ -104,6 +105,28 @@ func (r SampleRef) openStream() (io.Reader, func(), error) {
 		rd = shortReader{rd, streamReadMax}
 	}
 	return rd, done, err
+}
+
+// opener starts a walk over the raw JSON of one sample (twice when a ref
+// follows the attachments: see resolveLate), reading into buf when it reads.
+type opener func(buf []byte) (scanner, func(), error)
+
+// memberOpener reads the sample's member (or range of a .json log).
+func (r SampleRef) memberOpener(buf []byte) (scanner, func(), error) {
+	rd, done, err := r.openStream()
+	if buf == nil {
+		buf = make([]byte, 0, 1<<20)
+	}
+	return scanner{r: rd, buf: buf[:0]}, done, err
+}
+
+// heldOpener walks a sample held in memory where it lies: the whole of it
+// is the scanner's buffer, at its end, so nothing is read or copied (and,
+// its capacity cut, nothing written into raw).
+func heldOpener(raw []byte) opener {
+	return func([]byte) (scanner, func(), error) {
+		return scanner{buf: raw[:len(raw):len(raw)], eof: true}, func() {}, nil
+	}
 }
 
 func (r SampleRef) openMemberStream() (io.Reader, func(), error) {
@@ -307,13 +330,18 @@ func elemMode(m mode) mode {
 // does not take apart) leaves d unusable; DecodeRef then decodes the sample
 // whole, which gives the error a user sees.
 func (d *DecodedSample) DecodeStream(ref SampleRef, legacyScoreName string) error {
-	rd, done, err := ref.openStream()
+	return d.decodeStream(ref.memberOpener, legacyScoreName)
+}
+
+// decodeStream is DecodeStream of the sample open opens.
+func (d *DecodedSample) decodeStream(open opener, legacyScoreName string) error {
+	sc, done, err := open(nil)
 	if err != nil {
 		return err
 	}
 	defer done()
 	d.reset()
-	w := &streamWalk{order: map[string]bool{}, s: scanner{r: rd, buf: make([]byte, 0, 1<<20)}}
+	w := &streamWalk{order: map[string]bool{}, s: sc}
 	slim, err := w.sample()
 	if err != nil {
 		return err
@@ -329,7 +357,7 @@ func (d *DecodedSample) DecodeStream(ref SampleRef, legacyScoreName string) erro
 			}
 		}
 		if len(late) > 0 {
-			if err := w.resolveLate(ref, late); err != nil {
+			if err := w.resolveLate(open, late); err != nil {
 				return err
 			}
 		}
@@ -1014,8 +1042,8 @@ func (w *streamWalk) attachments(only map[string]bool) error {
 
 // resolveLate reads the sample's last attachments again for the refs found
 // after them.
-func (w *streamWalk) resolveLate(ref SampleRef, late []string) error {
-	rd, done, err := ref.openStream()
+func (w *streamWalk) resolveLate(open opener, late []string) error {
+	sc, done, err := open(w.s.buf)
 	if err != nil {
 		return err
 	}
@@ -1024,7 +1052,7 @@ func (w *streamWalk) resolveLate(ref SampleRef, late []string) error {
 	for _, h := range late {
 		only[h] = true
 	}
-	w.s = scanner{r: rd, buf: w.s.buf[:0]}
+	w.s = sc
 	if err := w.open('{'); err != nil {
 		return err
 	}

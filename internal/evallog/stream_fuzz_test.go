@@ -110,7 +110,7 @@ func streamSizes(text, chunk, reads uint8) (int, int, int) {
 // Whatever the bytes of a sample member, decoding it from the member's
 // stream gives the rows the whole decode gives, or ErrNotStreamed, or an
 // error where the whole decode gives one too; and DecodeRef, which ingest
-// calls, and the slim decode of a big sample in memory give exactly what
+// calls, and the stream walk of a big sample in memory give exactly what
 // the whole decode gives. Texts are cut into
 // chunks and reads into pieces of the fuzzer's choosing, down to a byte, so
 // that escapes, UTF-8 sequences and refills fall at every place.
@@ -165,16 +165,16 @@ func FuzzStreamDecode(f *testing.F) {
 		if wantErr == nil {
 			want = tableView(&whole)
 		}
-		from := slimFrom
-		slimFrom = 0 // the walk of a big sample in memory
-		var slim DecodedSample
-		err := slim.Decode(raw, "score")
-		slimFrom = from
+		from := heldFrom
+		heldFrom = 0 // the walk of a big sample in memory
+		var held DecodedSample
+		err := held.Decode(raw, "score")
+		heldFrom = from
 		if (err == nil) != (wantErr == nil) {
-			t.Fatalf("slim: %v; whole: %v", err, wantErr)
+			t.Fatalf("held: %v; whole: %v", err, wantErr)
 		} else if err == nil {
-			if got := tableView(&slim); got != want {
-				t.Fatalf("slim rows differ:\n%s\nwhole:\n%s", got, want)
+			if got := tableView(&held); got != want {
+				t.Fatalf("held rows differ:\n%s\nwhole:\n%s", got, want)
 			}
 		}
 		var streamed DecodedSample
