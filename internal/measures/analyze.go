@@ -40,7 +40,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/store"
@@ -73,11 +72,8 @@ func ParamsFrom(m *manifest.Manifest) Params {
 
 // Run analyzes the dataset and writes the outputs into it.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("analyze", opts.Data); err != nil {
+	if err := store.RequireTables("analyze", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("analyze: %s has no replies table; run `empties ingest LOGS --out %s` first (or `empties run LOGS --out %s` for the whole pipeline)", opts.Data, opts.Data, opts.Data)
 	}
 	fsys := opts.SQL
 	if fsys == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,7 +70,7 @@ func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc,
 		return nil, err
 	}
 	if root == "" {
-		return nil, fmt.Errorf("%s is a dataset with no tables yet: run `empties ingest LOGS --out %s` (or `empties run`) first", dir, dir)
+		return nil, store.MissingTable(dir, "replies")
 	}
 	g := &generation{root: root, tables: map[string]bool{}}
 	if b, err := os.ReadFile(filepath.Join(root, "generation.json")); err == nil {
@@ -97,7 +96,7 @@ func openGeneration(ctx context.Context, dir, scratch string, report ReportFunc,
 		g.tables[t] = true
 	}
 	if err == nil && !g.tables["replies"] {
-		err = fmt.Errorf("%s has no replies table: run `empties ingest LOGS --out %s` first", dir, dir)
+		err = store.MissingTable(dir, "replies")
 	}
 	if err == nil {
 		err = lockDown(ctx, db, root, scratch)

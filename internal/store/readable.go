@@ -9,7 +9,59 @@ import (
 	"strings"
 
 	"empties/internal/cliutil"
+	"empties/schema"
 )
+
+// RequireTables is every stage's precondition on the dataset it reads: dir
+// is a dataset (CheckReadable's messages), and its current generation holds
+// each of tables. A missing table is a UsageError (exit code 2) in one
+// wording, which names the dataset, the table and the command of the stage
+// that writes it (schema.Owner): "decide: data/study has no replies table;
+// run `empties ingest LOGS --out data/study` first". A stage calls it once,
+// before any work, with the tables without which it can do nothing; tables
+// it can do without (an output skipped, a section left out) it tests with
+// HasTable.
+func RequireTables(stage, dir string, tables ...string) error {
+	return RequireTablesAs(stage, dir, "--data", tables...)
+}
+
+// RequireTablesAs is RequireTables for a command that names the dataset
+// otherwise than with --data (CheckReadableAs).
+func RequireTablesAs(stage, dir, named string, tables ...string) error {
+	if err := CheckReadableAs(stage, dir, named); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if !HasTable(dir, t) {
+			return cliutil.Usagef("%s: %s", stage, missingTable(dir, t))
+		}
+	}
+	return nil
+}
+
+// MissingTable is RequireTables' error, without the stage, for a reader
+// that finds the table missing later (serve, on each generation it opens).
+func MissingTable(dir, table string) error {
+	return cliutil.Usagef("%s", missingTable(dir, table))
+}
+
+func missingTable(dir, table string) string {
+	return fmt.Sprintf("%s has no %s table; run `%s` first", dir, table, producer(table, dir))
+}
+
+// producer is the command that writes table into dir.
+func producer(table, dir string) string {
+	switch owner := schema.Owner(table); owner {
+	case schema.StageIngest:
+		return "empties ingest LOGS --out " + dir
+	case schema.StageRescore, schema.StageDecide:
+		return "empties " + owner + " --data " + dir + " --manifest FILE"
+	case schema.StageExposure:
+		return "empties exposure PATH --out " + dir
+	default:
+		return "empties " + owner + " --data " + dir
+	}
+}
 
 // CheckReadable checks, before a reader opens it, that --data names a
 // dataset (or a folder of tables), and says what it names instead: nothing,

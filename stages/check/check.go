@@ -50,11 +50,8 @@ Examples:
 
 // Run checks the dataset and prints what failed.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("check", opts.Data); err != nil {
+	if err := store.RequireTables("check", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("check: %s has no tables; run `empties ingest` first", opts.Data)
 	}
 	// Every read below is of one generation, resolved once.
 	if cur, err := store.Current(opts.Data); err == nil && cur != "" {

@@ -60,11 +60,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.Data == "" {
 		return cliutil.Usagef("classify: --data DIR is required")
 	}
-	if err := store.CheckReadable("classify", opts.Data); err != nil {
+	if err := store.RequireTables("classify", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("classify: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
 	res, err := reclassify.Dataset(ctx, opts.Data)
 	if err != nil {

@@ -48,11 +48,8 @@ Examples:
 
 // Run decides and prints the summary.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("decide", opts.Data); err != nil {
+	if err := store.RequireTables("decide", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("decide: %s has no tables; run the pipeline first", opts.Data)
 	}
 	rows, err := decide.Decide(ctx, decide.Config{Data: opts.Data, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch})
 	if err != nil {

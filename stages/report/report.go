@@ -11,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/guard"
 	ireport "empties/internal/report"
@@ -73,11 +72,8 @@ Examples:
 
 // Run writes the report.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("report", opts.Data); err != nil {
+	if err := store.RequireTables("report", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("report: %s has no tables; run the pipeline first (`empties run LOGS --out %s`, or ingest and analyze)", opts.Data, opts.Data)
 	}
 	// The report folder is checked before any work (new, empty, or an
 	// earlier report; never a user's folder, the logs or a dataset) and

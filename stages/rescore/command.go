@@ -59,11 +59,8 @@ Examples:
 
 // Run re-scores the dataset and prints the summary.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if err := store.CheckReadable("rescore", opts.Data); err != nil {
+	if err := store.RequireTables("rescore", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("rescore: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
 	res, err := study.Rescore(ctx, study.Config{Data: opts.Data, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch})
 	if err != nil {

@@ -74,11 +74,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.PerClass <= 0 {
 		return cliutil.Usagef("sample: --per-class must be positive")
 	}
-	if err := store.CheckReadable("sample", opts.Data); err != nil {
+	if err := store.RequireTables("sample", opts.Data, "replies"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "replies") {
-		return cliutil.Usagef("sample: %s has no replies table; run `empties ingest LOGS --out %s` first", opts.Data, opts.Data)
 	}
 	out := opts.Out
 	if out == "" {

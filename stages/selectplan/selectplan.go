@@ -83,11 +83,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	default:
 		return cliutil.Usagef("select: %q: plans are wide, control, partc and partb", opts.Kind)
 	}
-	if err := store.CheckReadable("select", opts.Data); err != nil {
+	if err := store.RequireTables("select", opts.Data, "reply_outcomes"); err != nil {
 		return err
-	}
-	if !store.HasTable(opts.Data, "reply_outcomes") {
-		return cliutil.Usagef("select: %s has no reply_outcomes; run `empties rescore --data %s --manifest FILE` first", opts.Data, opts.Data)
 	}
 	if opts.Out == "" {
 		return cliutil.Usagef("select: --out PLAN is required (it writes PLAN.md and PLAN.json)")

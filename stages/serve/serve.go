@@ -164,7 +164,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if opts.SQLMemory < 0 || opts.SQLSpill < 0 || opts.SQLThreads < 0 {
 		return cliutil.Usagef("serve: --sql-memory, --sql-spill and --sql-threads cannot be negative")
 	}
-	if err := store.CheckReadableAs("serve", opts.Data, "DIR"); err != nil {
+	if err := store.RequireTablesAs("serve", opts.Data, "DIR", "replies"); err != nil {
 		return err
 	}
 	loopback := iserve.IsLoopback(opts.Addr)
