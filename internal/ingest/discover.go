@@ -14,10 +14,6 @@ import (
 	"strings"
 )
 
-// skippedJSON are JSON files inspect_ai writes beside logs that are not logs
-// (§1.1).
-var skippedJSON = map[string]bool{"logs.json": true, "listing.json": true, "eval-set.json": true}
-
 // Skipped is a file ingest found and did not read, with why; the summary
 // names every one.
 type Skipped struct {
@@ -82,7 +78,7 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			name := e.Name()
 			if e.IsDir() {
-				if q != p && skipDir(name) {
+				if q != p && logset.SkipDir(name) {
 					return filepath.SkipDir
 				}
 				if isDataset(q) {
@@ -95,7 +91,7 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 				}
 				return nil
 			}
-			isEval, isJSON := logName(name)
+			isEval, isJSON := logset.LogName(name)
 			if !isEval && !isJSON {
 				return nil
 			}
@@ -137,25 +133,14 @@ func isDataset(dir string) bool {
 	return err == nil
 }
 
-// The rules of a folder's listing, local or in a bucket (remote.go).
-
-// skipDir reports whether a folder below a listed path is left out: a dot
-// folder (.buffer holds a running eval's realtime segments; dot folders also
-// hold empties' own build folders) or <name>.checkpoints/ (sandbox
-// checkpoints, not logs).
-func skipDir(name string) bool {
-	return strings.HasPrefix(name, ".") || logset.IsCompanionDir(name)
-}
-
-// logName says whether a file's name is a log's: an .eval, or a .json that
-// is not one of the files inspect_ai writes beside its logs (skippedJSON).
-func logName(name string) (isEval, isJSON bool) {
-	return strings.HasSuffix(name, ".eval"), strings.HasSuffix(name, ".json") && !skippedJSON[name]
-}
+// The rules of a folder's listing, local or in a bucket (remote.go): the
+// names are logset's (logset.SkipDir, logset.LogName), which the Python
+// package reads from the exported vocabulary; TestDiscoveryEqualsPython holds
+// the Python listing equal to discover on a folder of every shape.
 
 // whyNotALog says why a .json file of size bytes is not read as a log, or
-// "" if it opens like one; head returns its first 256 bytes (an error: it
-// is read, for ingest to report the error).
+// "" if it opens like one; head returns its first logset.JSONHeadBytes
+// bytes (an error: it is read, for ingest to report the error).
 func whyNotALog(size int64, head func() ([]byte, error)) string {
 	if size == 0 {
 		return "an empty .json file, not an Inspect log"
@@ -182,7 +167,7 @@ func notALog(p string) string {
 			return nil, err
 		}
 		defer f.Close()
-		buf := make([]byte, 256)
+		buf := make([]byte, logset.JSONHeadBytes)
 		n, _ := f.Read(buf)
 		return buf[:n], nil
 	})
@@ -190,15 +175,15 @@ func notALog(p string) string {
 
 // opensLikeLog reports whether a JSON file's first bytes open like an
 // EvalLog: an object whose first key is one the writer puts first
-// (version, status or eval).
+// (logset.JSONFirstKeys).
 func opensLikeLog(head []byte) bool {
 	b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(b) == 0 || b[0] != '{' {
 		return false
 	}
 	b = bytes.TrimLeft(b[1:], " \t\r\n")
-	for _, k := range []string{`"version"`, `"status"`, `"eval"`} {
-		if bytes.HasPrefix(b, []byte(k)) {
+	for _, k := range logset.JSONFirstKeys {
+		if bytes.HasPrefix(b, []byte(`"`+k+`"`)) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"empties/internal/evallog"
+	"empties/internal/logset"
 	"empties/internal/objstore"
 	"empties/internal/store"
 	"empties/schema"
@@ -114,17 +115,17 @@ func (r *remoteLogs) keep(ctx context.Context, o objstore.Object, rel string) (w
 	dirs := strings.Split(rel, "/")
 	name := dirs[len(dirs)-1]
 	for _, d := range dirs[:len(dirs)-1] {
-		if skipDir(d) {
+		if logset.SkipDir(d) {
 			return "", false
 		}
 	}
-	switch isEval, isJSON := logName(name); {
+	switch isEval, isJSON := logset.LogName(name); {
 	case isEval:
 		return "", true
 	case !isJSON:
 		return "", false
 	}
-	why = whyNotALog(o.Size, func() ([]byte, error) { return r.client.Head(ctx, o, 256) })
+	why = whyNotALog(o.Size, func() ([]byte, error) { return r.client.Head(ctx, o, logset.JSONHeadBytes) })
 	return why, why == ""
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/evallog"
+	"empties/internal/guard"
 	"empties/internal/logset"
 	"empties/schema"
 )
@@ -281,6 +282,21 @@ type Vocabulary struct {
 	Policies          []string    `json:"policies"`          // policy_scores.policy, in order
 	CallKinds         []string    `json:"call_kinds"`        // model_calls.kind
 	ReplyRules        []ReplyRule `json:"reply_rules"`       // which generation is the reply: first (pre-registered), final (graded)
+	Discovery         Discovery   `json:"discovery"`         // which files of a folder are logs
+}
+
+// Discovery is the data of the rules by which ingest lists a folder's logs
+// (internal/ingest/discover.go, from internal/logset): the Python package's
+// `python -m empties classify` lists folders by the same names.
+type Discovery struct {
+	EvalSuffix      string   `json:"eval_suffix"`      // a file so named is a log
+	JSONSuffix      string   `json:"json_suffix"`      // a file so named is a log if it opens like one
+	JSONFirstKeys   []string `json:"json_first_keys"`  // ... an object whose first key is one of these
+	JSONHeadBytes   int      `json:"json_head_bytes"`  // ... within its first bytes
+	NotLogs         []string `json:"not_logs"`         // .json files inspect_ai writes beside logs, never read
+	HiddenPrefix    string   `json:"hidden_prefix"`    // a folder so named is not read
+	CompanionSuffix string   `json:"companion_suffix"` // nor one so named (but not this name alone)
+	DatasetMarker   string   `json:"dataset_marker"`   // nor a folder holding this file (an empties dataset)
 }
 
 // ReplyRule is one reply rule and what it picks.
@@ -341,6 +357,13 @@ func Export() Vocabulary {
 		JudgeClasses:      classify.JudgeClasses(),
 		Policies:          Policies,
 		CallKinds:         CallKinds,
+		Discovery: Discovery{
+			EvalSuffix: logset.EvalSuffix, JSONSuffix: logset.JSONSuffix,
+			JSONFirstKeys: logset.JSONFirstKeys, JSONHeadBytes: logset.JSONHeadBytes,
+			NotLogs:      logset.NotLogs,
+			HiddenPrefix: logset.HiddenPrefix, CompanionSuffix: logset.CompanionSuffix,
+			DatasetMarker: guard.DatasetMarker,
+		},
 	}
 	for _, r := range ReplyRules {
 		v.ReplyRules = append(v.ReplyRules, ReplyRule{Name: r, Meaning: ReplyRuleMeanings[r]})

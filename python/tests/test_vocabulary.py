@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import re
 
 import pytest
@@ -91,3 +92,27 @@ def test_provider_refusals_come_from_the_export() -> None:
     assert v.provider_refusals == frozenset(v.raw["provider_refusals"])
     assert v.provider_refusals and v.provider_refusals <= set(CLASSES)
     assert v.provider_refusals <= v.non_answer_classes
+
+
+def test_folder_listing_reads_the_exported_names(tmp_path: pathlib.Path) -> None:
+    """python -m empties classify lists a folder by the names Go exports (internal/logset)."""
+    import os
+
+    from empties.cli import list_logs
+
+    d = vocabulary().discovery
+    root = str(tmp_path)
+    os.makedirs(os.path.join(root, "x" + d.companion_suffix))
+    os.makedirs(os.path.join(root, d.hidden_prefix + "buffer"))
+    os.makedirs(os.path.join(root, "sub"))
+    for rel in ("a" + d.eval_suffix, "x" + d.companion_suffix + "/b" + d.eval_suffix,
+                d.hidden_prefix + "buffer/c" + d.eval_suffix, "sub/d" + d.eval_suffix):
+        open(os.path.join(root, rel), "wb").close()
+    for name in d.not_logs:
+        with open(os.path.join(root, name), "w") as f:
+            f.write('{"%s": 1}' % d.json_first_keys[0])
+    with open(os.path.join(root, "log" + d.json_suffix), "w") as f:
+        f.write(' {"%s": 1}' % d.json_first_keys[-1])
+    files, _, _ = list_logs([root])
+    listed = sorted(os.path.relpath(p, root) for p in files)
+    assert listed == sorted(["a" + d.eval_suffix, "log" + d.json_suffix, os.path.join("sub", "d" + d.eval_suffix)])

@@ -21,9 +21,11 @@ from typing import IO, Any
 
 from .classify import classify
 from .reply import REPLY_RULES, ReplyRule
+from .vocabulary import vocabulary
 
-_SKIPPED_JSON = {"logs.json", "listing.json", "eval-set.json"}
-_LOG_KEYS = (b'"version"', b'"status"', b'"eval"')
+# The names of ingest's discovery (internal/logset), from the shipped vocabulary.
+_D = vocabulary().discovery
+_LOG_KEYS = tuple(f'"{k}"'.encode() for k in _D.json_first_keys)
 
 USAGE, FAILURE, INTERRUPTED = 2, 1, 130
 
@@ -64,7 +66,7 @@ class UsageError(Exception):
 def _opens_like_log(path: str) -> bool:
     try:
         with open(path, "rb") as f:
-            head = f.read(256)
+            head = f.read(_D.json_head_bytes)
     except OSError:
         return True  # let the reader report the error
     b = head.lstrip(b" \t\r\n\xef\xbb\xbf")
@@ -75,7 +77,7 @@ def _opens_like_log(path: str) -> bool:
 
 
 def _skip_dir(name: str) -> bool:
-    return name.startswith(".") or (name.endswith(".checkpoints") and name != ".checkpoints")
+    return name.startswith(_D.hidden_prefix) or (name.endswith(_D.companion_suffix) and name != _D.companion_suffix)
 
 
 def _not_a_log(path: str) -> str:
@@ -101,9 +103,9 @@ def list_logs(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]], l
             continue
         if not os.path.isdir(p):
             q = os.path.abspath(p)
-            if p.endswith(".eval"):
+            if p.endswith(_D.eval_suffix):
                 files.add(q)
-            elif p.endswith(".json"):
+            elif p.endswith(_D.json_suffix):
                 why = _not_a_log(q)
                 if why:
                     skipped.append((q, why))
@@ -116,9 +118,9 @@ def list_logs(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]], l
             dirs[:] = sorted(d for d in dirs if not _skip_dir(d))
             for n in names:
                 q = os.path.abspath(os.path.join(root, n))
-                if n.endswith(".eval"):
+                if n.endswith(_D.eval_suffix):
                     files.add(q)
-                elif n.endswith(".json") and n not in _SKIPPED_JSON:
+                elif n.endswith(_D.json_suffix) and n not in _D.not_logs:
                     why = _not_a_log(q)
                     if why:
                         skipped.append((q, why))

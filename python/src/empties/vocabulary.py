@@ -25,6 +25,7 @@ from importlib.resources import files
 from typing import Any
 
 __all__ = [
+    "Discovery",
     "ErrorForm",
     "Rule",
     "Vocabulary",
@@ -58,6 +59,20 @@ class ErrorForm:
 
 
 @dataclass(frozen=True)
+class Discovery:
+    """Which files of a folder are logs, as ingest lists them (internal/logset)."""
+
+    eval_suffix: str
+    json_suffix: str
+    json_first_keys: tuple[str, ...]
+    json_head_bytes: int
+    not_logs: frozenset[str]
+    hidden_prefix: str
+    companion_suffix: str
+    dataset_marker: str
+
+
+@dataclass(frozen=True)
 class Vocabulary:
     """Every closed set of the classifier, from the shipped export."""
 
@@ -73,6 +88,7 @@ class Vocabulary:
     policies: tuple[str, ...]
     call_kinds: tuple[str, ...]
     reply_rules: tuple[str, ...]  # which generation is the reply: "first" or "final" (empties.reply)
+    discovery: Discovery
     raw: dict[str, Any]
 
     def form(self, name: str) -> ErrorForm:
@@ -102,6 +118,7 @@ def parse_vocabulary(raw: dict[str, Any]) -> Vocabulary:
         for f in raw["error_forms"]
     )
     na = raw["non_answer"]
+    d = raw["discovery"]
     return Vocabulary(
         classifier_version=raw["classifier_version"],
         classes=tuple(raw["classes"]),
@@ -115,6 +132,16 @@ def parse_vocabulary(raw: dict[str, Any]) -> Vocabulary:
         policies=tuple(raw["policies"]),
         call_kinds=tuple(raw["call_kinds"]),
         reply_rules=tuple(r["name"] for r in raw["reply_rules"]),
+        discovery=Discovery(
+            eval_suffix=d["eval_suffix"],
+            json_suffix=d["json_suffix"],
+            json_first_keys=tuple(d["json_first_keys"]),
+            json_head_bytes=d["json_head_bytes"],
+            not_logs=frozenset(d["not_logs"]),
+            hidden_prefix=d["hidden_prefix"],
+            companion_suffix=d["companion_suffix"],
+            dataset_marker=d["dataset_marker"],
+        ),
         raw=raw,
     )
 
