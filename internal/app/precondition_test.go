@@ -24,10 +24,11 @@ func TestEveryStageRequiresItsTablesInOneWording(t *testing.T) {
 		t.Fatalf("ingest: exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	// select reads rescore's reply_outcomes, which an ingested dataset lacks
-	cases := []struct {
+	type refusal struct {
 		args []string
 		says string
-	}{
+	}
+	cases := []refusal{
 		{[]string{"select", "--data", data, "--manifest", testutil.Path(t, "data", "study.yaml"), "--out", filepath.Join(t.TempDir(), "plan.json"), "wide"},
 			"select: " + data + " has no reply_outcomes table; run `empties rescore --data " + data + " --manifest FILE` first"},
 	}
@@ -57,10 +58,7 @@ func TestEveryStageRequiresItsTablesInOneWording(t *testing.T) {
 		{"sample", "--data", noReplies},
 		{"serve", noReplies},
 	} {
-		cases = append(cases, struct {
-			args []string
-			says string
-		}{c, c[0] + ": " + noReplies + " has no replies table; run `empties ingest LOGS --out " + noReplies + "` first"})
+		cases = append(cases, refusal{c, c[0] + ": " + noReplies + " has no replies table; run `empties ingest LOGS --out " + noReplies + "` first"})
 	}
 	for _, c := range cases {
 		out.Reset()
