@@ -491,6 +491,7 @@ type eventSpans struct {
 	inputRefs span
 	config    span
 	output    span
+	decoded   *ModelOutput // output, decoded where the walk met it (member)
 	err       span
 	pending   bool
 	tools     int  // the tools list's length, if hasTools
@@ -527,6 +528,17 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	case "config":
 		return w.rawSpan(vs, &ev.config)
 	case "output":
+		if ev.isModel(b) && !w.isNullAt(vs) {
+			// Decoded as it is met (inspect_ai writes a model event's kind
+			// before its output), not skipped here and walked again by
+			// ModelOutput. An output the walk does not take is kept raw,
+			// for ModelOutput's decoder, as before.
+			o := new(ModelOutput)
+			if end, ok := w.modelOutput(vs, o); ok {
+				ev.output, ev.decoded = span{vs, end}, o
+				return end, true
+			}
+		}
 		return w.rawSpan(vs, &ev.output)
 	case "error":
 		return w.rawSpan(vs, &ev.err)
@@ -554,6 +566,13 @@ func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
 	})
 	ev.tools, ev.hasTools = n, true
 	return end, ok
+}
+
+// isModel reports whether the event's kind, if met already, is "model"
+// as the walk takes it (no escape).
+func (ev *eventSpans) isModel(b []byte) bool {
+	s := ev.str[evEvent]
+	return s.end-s.start == len(`"model"`) && string(b[s.start:s.end]) == `"model"`
 }
 
 // kind is the event's kind if the tables read it, else "" (ok false for
@@ -597,6 +616,7 @@ func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 	}
 	e.Pending = Bool(ev.pending)
 	e.Input, e.Config, e.Output, e.Error = ev.input.of(b), ev.config.of(b), ev.output.of(b), ev.err.of(b)
+	e.decoded = ev.decoded
 	if s := ev.inputRefs; s.end > 0 {
 		e.InputRefs = inputRefs(b[s.start:s.end], [][]int{})
 	}

@@ -59,6 +59,17 @@ func sameDecode(t *testing.T, name string, raw []byte) bool {
 			continue
 		}
 		var got, want ModelOutput
+		if e.decoded != nil {
+			// decoded as the walk passed it: what decodeOutput and the
+			// decoder give
+			if _, err := unmarshal(e.Output, &want); err != nil || !decodeOutput(e.Output, &got) {
+				t.Errorf("%s: event %d: the walk decoded an output decodeOutput or the decoder refuses: %v", name, i, err)
+			} else if !reflect.DeepEqual(*e.decoded, want) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: event %d: the walk decoded\n%+v\nthe decoder\n%+v", name, i, *e.decoded, want)
+			}
+			got, want = ModelOutput{}, ModelOutput{}
+			e.decoded = nil // the decoder's events hold none
+		}
 		if decodeOutput(e.Output, &got) {
 			if _, err := unmarshal(e.Output, &want); err != nil {
 				t.Errorf("%s: event %d: decodeOutput took an output the decoder refuses: %v", name, i, err)

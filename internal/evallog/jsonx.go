@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	json "github.com/goccy/go-json"
 )
@@ -224,18 +226,106 @@ func (n Int) Ptr() *int64 {
 	return &v
 }
 
-// DecodeString decodes a raw JSON string. A string without escapes that is
-// valid UTF-8 (most of them) is taken as it is, which is what decoding would
-// give, without a call to the decoder.
+// DecodeString decodes a raw JSON string as encoding/json (and goccy) decode
+// it: escapes resolved, a \u surrogate pair joined, a lone surrogate and
+// every byte of invalid UTF-8 replaced by U+FFFD. A string without escapes
+// that is valid UTF-8 (most of them) is its body; one with escapes is
+// unescaped here, in one allocation (unquote); anything else (invalid UTF-8
+// beside an escape, or raw that is not a well-formed string) goes to the
+// decoder, for the same value or its error. FuzzDecodeString holds the
+// three to the decoder.
 func DecodeString(raw []byte) (string, error) {
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
-		if body := raw[1 : n-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
-			return string(body), nil
+		body := raw[1 : n-1]
+		if bytes.IndexByte(body, '\\') < 0 {
+			if bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) && !hasControl(body) {
+				return string(body), nil
+			}
+		} else if s, ok := unquote(body); ok {
+			return s, nil
 		}
 	}
 	var s string
 	err := json.Unmarshal(raw, &s)
 	return s, err
+}
+
+// unquote unescapes the body of a JSON string holding a backslash in one
+// pass into one allocation: the runs between escapes are found 32 bytes at
+// a time (indexSpecial), checked by utf8.Valid and copied whole. It reports
+// false, leaving the string to the decoder, for an invalid escape, a raw
+// quote or control byte, or invalid UTF-8 (which the decoder replaces byte
+// by byte).
+func unquote(body []byte) (string, bool) {
+	out := make([]byte, len(body)) // unescaping only shortens valid text
+	i, w := 0, 0
+	for {
+		k, found := indexSpecial(body[i:])
+		k += i
+		if !found {
+			k = indexSpecialWords(body, k)
+		}
+		if run := body[i:k]; !utf8.Valid(run) {
+			return "", false
+		} else {
+			w += copy(out[w:], run)
+		}
+		if k == len(body) {
+			break
+		}
+		if body[k] != '\\' {
+			return "", false // a raw quote or control byte
+		}
+		n := escapeLen(body[k:])
+		if n <= 0 {
+			return "", false
+		}
+		switch e := body[k+1]; e {
+		case '"', '\\', '/':
+			out[w] = e
+		case 'b':
+			out[w] = '\b'
+		case 'f':
+			out[w] = '\f'
+		case 'n':
+			out[w] = '\n'
+		case 'r':
+			out[w] = '\r'
+		case 't':
+			out[w] = '\t'
+		case 'u':
+			r := hex4(body[k+2 : k+6])
+			if utf16.IsSurrogate(r) {
+				r0 := r
+				r = utf8.RuneError
+				if k+12 <= len(body) && body[k+6] == '\\' && escapeLen(body[k+6:]) == 6 {
+					if pair := utf16.DecodeRune(r0, hex4(body[k+8:k+12])); pair != utf8.RuneError {
+						r, n = pair, 12
+					}
+				}
+			}
+			w += utf8.EncodeRune(out[w:], r) - 1
+		}
+		i, w = k+n, w+1
+	}
+	return unsafe.String(unsafe.SliceData(out), w), true
+}
+
+// hex4 is the value of four hex digits (checked by escapeLen).
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // isNull reports whether a raw JSON value is absent or null.

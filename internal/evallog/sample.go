@@ -507,7 +507,9 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 		return nil, nil
 	}
 	var o ModelOutput
-	if !fastDecode || !decodeOutput(e.Output, &o) {
+	if e.decoded != nil {
+		o = *e.decoded
+	} else if !fastDecode || !decodeOutput(e.Output, &o) {
 		o = ModelOutput{}
 		if _, err := unmarshal(e.Output, &o); err != nil {
 			return nil, fmt.Errorf("model event output: %w", err)

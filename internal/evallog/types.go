@@ -208,6 +208,10 @@ type Event struct {
 	Completed   string          `json:"completed"` // when the call completed (0.3.7x+)
 	Cache       string          `json:"cache"`
 	WorkingTime Float           `json:"working_time"`
+	// decoded is Output decoded by the walk as it passed it (a model event
+	// whose kind came before its output, as inspect_ai writes it), so that
+	// ModelOutput does not decode it again; nil otherwise.
+	decoded *ModelOutput
 }
 
 // ModelOutput is the output of one generate call.
