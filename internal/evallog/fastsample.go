@@ -71,6 +71,9 @@ type walk struct {
 	mayIndex bool
 	indexed  int8
 	idx      *structIndex
+	// checkOnly has stringValue check a string (as the decoder would
+	// take it) without making it: for a value decoded only to be checked.
+	checkOnly bool
 }
 
 // sampleMember decodes the member of the sample whose key (without its
@@ -99,7 +102,7 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 			return vs + 4, true
 		}
 		d.Output = SampleOutput{ModelOutput: new(ModelOutput)}
-		return w.modelOutput(vs, d.Output.ModelOutput)
+		return w.modelOutput(vs, d.Output.ModelOutput, true)
 	case "error":
 		if w.isNullAt(vs) {
 			return vs + 4, true
@@ -169,7 +172,7 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		return w.intField(vs, &d.TimeLimit)
 	}
 	if k := d.kindOnlyField(key); k != nil { // only its kind is checked (validate)
-		end, ok := w.skipChecked(vs)
+		end, ok := w.skipLoose(vs)
 		*k = jsonKind{kindOf(w.b[vs]), true}
 		return end, ok
 	}
@@ -216,23 +219,29 @@ func (d *DecodedSample) kindOnlyField(key []byte) *jsonKind {
 	return nil
 }
 
-// decodeOutput decodes a model event's output (validated, not null) by
-// the walk, as the decoder decodes a ModelOutput, or reports false for
-// one the walk does not take (see decodeFast).
-func decodeOutput(raw []byte, o *ModelOutput) bool {
+// decodeOutput decodes a ModelOutput (validated, not null) by the walk,
+// as the decoder decodes it, its completion only if completion, or reports
+// false for one the walk does not take (see decodeFast).
+func decodeOutput(raw []byte, o *ModelOutput, completion bool) bool {
 	w := &walk{b: raw}
 	i := ws(raw, 0)
-	end, ok := w.modelOutput(i, o)
+	end, ok := w.modelOutput(i, o, completion)
 	return ok && ws(raw, end) == len(raw)
 }
 
-// modelOutput decodes the ModelOutput object at b[vs].
-func (w *walk) modelOutput(vs int, o *ModelOutput) (int, bool) {
+// modelOutput decodes the ModelOutput object at b[vs]; its completion,
+// which the tables read of sample.output only, is decoded if completion
+// and otherwise only checked (a call's completion is a copy of its reply's
+// text, often thousands of bytes).
+func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) {
 	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
 		case "model":
 			return w.stringValue(vs, &o.Model)
 		case "completion":
+			if !completion {
+				return w.stringSpan(vs)
+			}
 			return w.stringValue(vs, &o.Completion)
 		case "choices":
 			if w.isNullAt(vs) {
@@ -310,23 +319,28 @@ func (w *walk) message(vs int, m *Message) (int, bool) {
 		case "content":
 			return w.contents(vs, &m.Content)
 		case "tool_calls":
-			if w.isNullAt(vs) {
-				m.ToolCalls = nil
-				return vs + 4, true
-			}
-			m.ToolCalls = []ToolCall{}
-			return w.elements(vs, func(w *walk, es int) (int, bool) {
-				m.ToolCalls = append(m.ToolCalls, ToolCall{})
-				tc := &m.ToolCalls[len(m.ToolCalls)-1]
-				return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
-					if string(k) == "function" {
-						return w.stringValue(vs, &tc.Function)
-					}
-					return w.skipField(vs)
-				})
-			})
+			return w.toolCalls(vs, &m.ToolCalls)
 		}
 		return w.skipField(vs)
+	})
+}
+
+// toolCalls decodes a message's tool calls (null or a list) at b[vs].
+func (w *walk) toolCalls(vs int, calls *[]ToolCall) (int, bool) {
+	if w.isNullAt(vs) {
+		*calls = nil
+		return vs + 4, true
+	}
+	*calls = []ToolCall{}
+	return w.elements(vs, func(w *walk, es int) (int, bool) {
+		*calls = append(*calls, ToolCall{})
+		tc := &(*calls)[len(*calls)-1]
+		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+			if string(k) == "function" {
+				return w.stringValue(vs, &tc.Function)
+			}
+			return w.skipField(vs)
+		})
 	})
 }
 
@@ -534,7 +548,7 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 			// ModelOutput. An output the walk does not take is kept raw,
 			// for ModelOutput's decoder, as before.
 			o := new(ModelOutput)
-			if end, ok := w.modelOutput(vs, o); ok {
+			if end, ok := w.modelOutput(vs, o, false); ok {
 				ev.output, ev.decoded = span{vs, end}, o
 				return end, true
 			}
@@ -562,7 +576,7 @@ func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
 		if b[es] != '{' {
 			return 0, false
 		}
-		return w.skipChecked(es)
+		return w.skipLoose(es)
 	})
 	ev.tools, ev.hasTools = n, true
 	return end, ok
@@ -870,9 +884,10 @@ func keyBitOf(n int, v uint64) uint64 {
 	return 1 << (((uint64(n)*0x9E3779B97F4A7C15 ^ v) * 0x9E3779B97F4A7C15) >> 58)
 }
 
-// skipField skips the value of a member whose key names no field decoded.
+// skipField skips the value of a member whose key names no field decoded:
+// nothing of it is kept, so its objects' keys are not looked at (skipLoose).
 func (w *walk) skipField(vs int) (int, bool) {
-	return w.skipChecked(vs)
+	return w.skipLoose(vs)
 }
 
 func (w *walk) isNullAt(i int) bool {
@@ -925,9 +940,13 @@ func (w *walk) stringSpan(vs int) (int, bool) {
 	return end, ok
 }
 
-// stringValue decodes the string (or null, which leaves *dst) at b[vs].
+// stringValue decodes the string (or null, which leaves *dst) at b[vs];
+// with checkOnly it only checks it.
 func (w *walk) stringValue(vs int, dst *string) (int, bool) {
 	b := w.b
+	if w.checkOnly {
+		return w.stringSpan(vs)
+	}
 	if w.isNullAt(vs) {
 		return vs + 4, true
 	}
@@ -994,11 +1013,12 @@ func (w *walk) intValue(vs int, dst *int) (int, bool) {
 // skipPortable returns the end of the JSON value at b[i], having checked
 // all of it as decodeFast takes a sample (see there): well formed, strings
 // without raw control bytes and with valid escapes, numbers and the
-// literals true, false and null (NaN and Infinity are not taken), no
-// object that repeats a key, no key that is not plain. It walks the value
-// once, without recursion, hopping through strings as mayRepeatKey does.
-// skipChecked is this check by the structural index where there is one.
-func (w *walk) skipPortable(i int) (int, bool) {
+// literals true, false and null (NaN and Infinity are not taken), and if
+// strict no object that repeats a key and no key that is not plain. It
+// walks the value once, without recursion, hopping through strings as
+// mayRepeatKey does. skipChecked and skipLoose are this check by the
+// structural index where there is one.
+func (w *walk) skipPortable(i int, strict bool) (int, bool) {
 	b := w.b
 	if i >= len(b) {
 		return 0, false
@@ -1010,11 +1030,6 @@ func (w *walk) skipPortable(i int) (int, bool) {
 	case '{', '[':
 	default:
 		return w.scalarEnd(i)
-	}
-	type frame struct {
-		object bool
-		first  int // index in keys of the object's first key
-		keys   keySet
 	}
 	var stackArr [12]frame
 	var keysArr [40]span
@@ -1073,15 +1088,21 @@ func (w *walk) skipPortable(i int) (int, bool) {
 				i++
 				break
 			}
-			ke, ok := w.keyEnd(i, false)
-			if !ok {
-				return 0, false
+			var ke int
+			if strict {
+				end, ok := w.keyEnd(i, false)
+				f := &stack[len(stack)-1]
+				if !ok || f.keys.repeats(keys[f.first:], b, i+1, end-1) {
+					return 0, false
+				}
+				keys, ke = append(keys, span{i + 1, end - 1}), end
+			} else {
+				end, _, ok := w.checkString(i)
+				if !ok {
+					return 0, false
+				}
+				ke = end
 			}
-			f := &stack[len(stack)-1]
-			if f.keys.repeats(keys[f.first:], b, i+1, ke-1) {
-				return 0, false
-			}
-			keys = append(keys, span{i + 1, ke - 1})
 			i = ws(b, ke)
 			if i >= len(b) || b[i] != ':' {
 				return 0, false
@@ -1115,6 +1136,13 @@ func (w *walk) skipPortable(i int) (int, bool) {
 		}
 		state = sCommaOrClose
 	}
+}
+
+// frame is an open object or array of a skip.
+type frame struct {
+	object bool
+	first  int // index in keys of the object's first key
+	keys   keySet
 }
 
 // scalarEnd returns the end of the number or literal at b[i].

@@ -436,6 +436,9 @@ func (d *DecodedSample) InputCount(e *Event) (int, error) {
 	if !isInlineList(e.Input) {
 		return 0, nil
 	}
+	if raws, ok := inlineMessages(e.Input); ok {
+		return len(raws), nil
+	}
 	var items []struct{} // messages are objects; their fields are skipped
 	if _, err := unmarshal(e.Input, &items); err != nil {
 		return 0, fmt.Errorf("model event input: %w", err)
@@ -451,15 +454,38 @@ func (d *DecodedSample) LastUserText(e *Event) (string, error) {
 		return "", err
 	}
 	for i := len(raws) - 1; i >= 0; i-- {
-		var m Message // usually the last message is the user's
-		if _, err := unmarshal(raws[i], &m); err != nil {
-			return "", fmt.Errorf("model event input message: %w", err)
+		user, text, err := d.userText(raws[i]) // usually the last message is the user's
+		if err != nil {
+			return "", err
 		}
-		if m.Role == "user" {
-			return d.Text(&m), nil
+		if user {
+			return text, nil
 		}
 	}
 	return "", nil
+}
+
+// inlineMessages lists the messages of an inline input list by the walk,
+// each a sub-slice of input; ok is false for a list the walk does not take
+// (a message that is not an object among them), which the decoder decodes.
+func inlineMessages(input []byte) (raws []json.RawMessage, ok bool) {
+	if !fastDecode {
+		return nil, false
+	}
+	w := &walk{b: input}
+	i := ws(input, 0)
+	raws = []json.RawMessage{}
+	end, ok := w.elements(i, func(w *walk, es int) (int, bool) {
+		if w.b[es] != '{' {
+			return 0, false
+		}
+		ve, ok := w.skipChecked(es)
+		if ok {
+			raws = append(raws, input[es:ve])
+		}
+		return ve, ok
+	})
+	return raws, ok && ws(input, end) == len(input)
 }
 
 // inputRaws lists a model event's raw input messages (its input_refs and
@@ -475,6 +501,9 @@ func (d *DecodedSample) inputRaws(refs [][]int, input json.RawMessage) ([]json.R
 			raws = append(raws, p...)
 		}
 	} else if isInlineList(input) {
+		if inline, ok := inlineMessages(input); ok {
+			return inline, nil
+		}
 		if _, err := unmarshal(input, &raws); err != nil {
 			return nil, fmt.Errorf("model event input: %w", err)
 		}
@@ -501,7 +530,9 @@ func isInlineList(raw json.RawMessage) bool {
 	return !isNull(raw) && strings.HasPrefix(strings.TrimSpace(string(raw)), "[")
 }
 
-// ModelOutput decodes a model event's output.
+// ModelOutput decodes a model event's output, but for its completion,
+// which is left empty: no table reads a call's completion (a copy of the
+// reply's text; sample.output's is read, Sample.Output).
 func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 	if isNull(e.Output) {
 		return nil, nil
@@ -509,11 +540,12 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 	var o ModelOutput
 	if e.decoded != nil {
 		o = *e.decoded
-	} else if !fastDecode || !decodeOutput(e.Output, &o) {
+	} else if !fastDecode || !decodeOutput(e.Output, &o, false) {
 		o = ModelOutput{}
 		if _, err := unmarshal(e.Output, &o); err != nil {
 			return nil, fmt.Errorf("model event output: %w", err)
 		}
+		o.Completion = ""
 	}
 	if err := checkOutput("model event output", &o); err != nil {
 		return nil, err

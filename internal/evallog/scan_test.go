@@ -28,11 +28,13 @@ func sameScan(t *testing.T, name string, doc []byte) {
 	}
 	w := &walk{b: doc}
 	for i := range valueStarts(doc) {
-		gotEnd, gotOK := x.skip(w, i)
-		wantEnd, wantOK := w.skipPortable(i)
-		if gotOK != wantOK || gotOK && gotEnd != wantEnd {
-			t.Errorf("%s: the value at %d: end %d %v by the index, %d %v byte by byte", name, i, gotEnd, gotOK, wantEnd, wantOK)
-			return
+		for _, strict := range []bool{true, false} {
+			gotEnd, gotOK := x.skip(w, i, strict)
+			wantEnd, wantOK := w.skipPortable(i, strict)
+			if gotOK != wantOK || gotOK && gotEnd != wantEnd {
+				t.Errorf("%s: the value at %d (strict %v): end %d %v by the index, %d %v byte by byte", name, i, strict, gotEnd, gotOK, wantEnd, wantOK)
+				return
+			}
 		}
 	}
 }

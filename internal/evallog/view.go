@@ -267,8 +267,24 @@ func (m *promptMemo) poolMessage(d *DecodedSample, p int) (user bool, text strin
 }
 
 // userText decodes one raw input message: whether it is a user's, and its
-// text if so.
+// text if so. The walk reads its role and, for a user's, its content (a
+// message it does not take is decoded whole, for the same text or error).
 func (d *DecodedSample) userText(raw json.RawMessage) (user bool, text string, err error) {
+	if fastDecode {
+		if role, content, ok := messageRole(raw); ok {
+			if role != "user" {
+				return false, "", nil
+			}
+			var m Message
+			w := &walk{b: raw}
+			if content.end == 0 {
+				return true, "", nil
+			}
+			if end, ok := w.contents(content.start, &m.Content); ok && end == content.end {
+				return true, d.Text(&m), nil
+			}
+		}
+	}
 	var m Message
 	if _, err := unmarshal(raw, &m); err != nil {
 		return false, "", fmt.Errorf("model event input message: %w", err)
@@ -277,6 +293,36 @@ func (d *DecodedSample) userText(raw json.RawMessage) (user bool, text string, e
 		return false, "", nil
 	}
 	return true, d.Text(&m), nil
+}
+
+// messageRole reads a raw message's role and where its content lies (a
+// zero span if it has none), checking the rest as the decoder would decode
+// it (the content's items, the tool calls), but making none of its strings;
+// ok is false for a message the walk does not take.
+func messageRole(raw []byte) (role string, content span, ok bool) {
+	w := &walk{b: raw}
+	i := ws(raw, 0)
+	end, ok := w.members(i, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "role":
+			return w.stringValue(vs, &role)
+		case "content":
+			var c Contents
+			w.checkOnly = true
+			end, ok := w.contents(vs, &c)
+			w.checkOnly = false
+			content = span{vs, end}
+			return end, ok
+		case "tool_calls":
+			var calls []ToolCall
+			w.checkOnly = true
+			end, ok := w.toolCalls(vs, &calls)
+			w.checkOnly = false
+			return end, ok
+		}
+		return w.skipField(vs)
+	})
+	return role, content, ok && ws(raw, end) == len(raw)
 }
 
 // lastUserText is LastUserText, with the pool's messages decoded once for
