@@ -1,0 +1,279 @@
+package store
+
+// Commit, step by step (commitStep numbers them for the kill tests):
+//
+//  1. the tables this run did not write (nor Drop) are hard-linked from the
+//     current generation into the build's final folder, and generation.json
+//     is written there;
+//  2. the final folder is renamed to gen/<n>, n one past the highest
+//     generation;
+//  3. the DuckDB view file is written into gen/<n> (Stage.Views);
+//  4. every file and folder of gen/<n>, and gen/ itself, is fsynced;
+//  5. a new symlink .current-<n> -> gen/<n> is made beside current;
+//  6. it is renamed over current, and DIR is fsynced: the switch, one atomic
+//     rename; readers see the old generation before it and the new one after;
+//  7. DIR/empties.duckdb is made if missing;
+//  8. the previous generation is removed (the files its generation.json
+//     names; a file empties did not write keeps its folder alive).
+//
+// A run killed before step 6 leaves current as it was and a build folder or
+// an unswitched gen/<n>; one killed after it leaves the new generation
+// current and perhaps the old one. The next Create removes both kinds of
+// leftover.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"empties/internal/guard"
+)
+
+// commitStep is called after each step of Commit, with its number; the kill
+// tests set it to stop the process there.
+var commitStep = func(int) {}
+
+// Commit makes the next generation current: every table merged or written
+// into the build in this run, each extra file named in files (relative to
+// the build folder, Staging()), and every table of the current generation
+// the run did not write or Drop. It switches them together in one atomic
+// rename, after fsyncing them, and removes the previous generation once the
+// switch is durable (see the top of this file). The Dataset stays open for
+// another Commit.
+func (d *Dataset) Commit(files ...string) error {
+	if d.build == "" {
+		return errors.New("store: Commit after Close")
+	}
+	final := filepath.Join(d.build, finalDir)
+	prev, err := currentNumber(d.Dir)
+	if err != nil {
+		return err
+	}
+	gen := generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
+			return err
+		}
+		gen.Files = append(gen.Files, f)
+	}
+	if err := d.carry(prev); err != nil {
+		return err
+	}
+	for _, t := range d.drops {
+		if d.carried[t] { // carried by Preview, dropped since
+			os.RemoveAll(filepath.Join(final, t))
+		}
+	}
+	written, err := os.ReadDir(final)
+	if err != nil {
+		return err
+	}
+	for _, e := range written {
+		if e.IsDir() {
+			gen.Tables[e.Name()] = nil
+		}
+	}
+	for t := range gen.Tables {
+		entries, err := os.ReadDir(filepath.Join(final, t))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			gen.Tables[t] = append(gen.Tables[t], e.Name())
+		}
+	}
+	gen.Files = append(gen.Files, ViewsFile, ViewsFile+".wal")
+	n := prev + 1
+	if all := generations(d.Dir); len(all) > 0 && all[len(all)-1] >= n {
+		n = all[len(all)-1] + 1
+	}
+	gen.Generation = n
+	b, err := json.MarshalIndent(gen, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(final, genFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	commitStep(1)
+
+	gpath := filepath.Join(d.Dir, genDir, genName(n))
+	if err := os.Rename(final, gpath); err != nil {
+		return err
+	}
+	commitStep(2)
+	if d.by.Views.Write != nil {
+		if err := d.by.Views.Write(context.Background(), gpath); err != nil {
+			return err
+		}
+		repaired.Lock()
+		repaired.m[gpath] = true // written for where it lies
+		repaired.Unlock()
+		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
+	}
+	commitStep(3)
+	if err := syncTree(gpath, d.carried); err != nil {
+		return err
+	}
+	if err := guard.Sync(filepath.Join(d.Dir, genDir)); err != nil {
+		return err
+	}
+	commitStep(4)
+	tmp := filepath.Join(d.Dir, ".current-"+genName(n))
+	os.Remove(tmp)
+	if err := os.Symlink(filepath.Join(genDir, genName(n)), tmp); err != nil {
+		return err
+	}
+	commitStep(5)
+	if err := os.Rename(tmp, filepath.Join(d.Dir, CurrentLink)); err != nil {
+		return err
+	}
+	if err := guard.Sync(d.Dir); err != nil {
+		return err
+	}
+	commitStep(6)
+	if _, err := os.Lstat(filepath.Join(d.Dir, ViewsFile)); os.IsNotExist(err) {
+		if err := os.Symlink(filepath.Join(CurrentLink, ViewsFile), filepath.Join(d.Dir, ViewsFile)); err != nil {
+			return err
+		}
+	}
+	commitStep(7)
+	if prev > 0 {
+		// This process's own reads of the previous generation are over
+		// (it holds the lock and has switched past it): its pin, taken by
+		// the reads that built this generation, would keep it.
+		unpin(d.Dir, filepath.Join(d.Dir, genDir, genName(prev)))
+		removeGeneration(d.Dir, prev)
+	}
+	removeBuild(d.build)
+	commitStep(8)
+	return d.newBuild()
+}
+
+// carry hard-links every table of generation prev that the build has not
+// written and that is not dropped into the build's final folder.
+func (d *Dataset) carry(prev int) error {
+	if prev == 0 {
+		return nil
+	}
+	final := filepath.Join(d.build, finalDir)
+	dropped := map[string]bool{}
+	for _, t := range d.drops {
+		dropped[t] = true
+	}
+	old := filepath.Join(d.Dir, genDir, genName(prev))
+	og, err := readGeneration(old)
+	if err != nil {
+		return fmt.Errorf("the current generation of %s cannot be carried over (%w); nothing was changed", d.Dir, err)
+	}
+	for t, names := range og.Tables {
+		if _, err := os.Stat(filepath.Join(final, t)); err == nil || dropped[t] {
+			continue
+		}
+		d.carried[t] = true
+		if !oneName(t) || !isDir(filepath.Join(old, t)) {
+			return fmt.Errorf("%s lists a table %q that is not a folder of it; nothing was changed", filepath.Join(old, genFile), t)
+		}
+		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+			// a file removed by hand is not carried, nor a name that is
+			// not a plain file of the table's folder (a crafted listing)
+			return !oneName(n) || guard.Inside(old, filepath.Join(t, n)) != nil
+		})
+		if err := linkTable(filepath.Join(old, t), filepath.Join(final, t), names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Preview returns a folder of every table the next generation will hold so
+// far (the build's tables, and the current generation's others, linked),
+// readable as a dataset, for a stage that computes some tables from others
+// it writes in the same run and switches them all in one Commit. Tables
+// written after Preview replace what it showed; tables dropped after it are
+// still shown.
+func (d *Dataset) Preview() (string, error) {
+	prev, err := currentNumber(d.Dir)
+	if err != nil {
+		return "", err
+	}
+	if err := d.carry(prev); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.build, finalDir), nil
+}
+
+// linkTable hard-links a table's files into the new generation (copying
+// them where the file system has no hard links).
+func linkTable(src, dst string, names []string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		s, t := filepath.Join(src, name), filepath.Join(dst, name)
+		if err := os.Link(s, t); err != nil {
+			if err := CopyFile(s, t); err != nil {
+				return fmt.Errorf("carrying %s into the new generation: %w", s, err)
+			}
+		}
+	}
+	return nil
+}
+
+// CopyFile copies src to dst and fsyncs it.
+func CopyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := guard.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil { // syncTree skips carried tables
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncTree fsyncs every file and folder under root, root included, except
+// the files of the tables in carried: links to files a previous Commit
+// synced.
+func syncTree(root string, carried map[string]bool) error {
+	return filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return guard.Sync(p)
+		}
+		if rel, _ := filepath.Rel(root, p); carried[filepath.Dir(rel)] {
+			return nil
+		}
+		return guard.Sync(p)
+	})
+}
+
+// oneName reports whether n is one plain name (no separator, not . or ..).
+func oneName(n string) bool {
+	return filepath.IsLocal(n) && !strings.ContainsRune(n, filepath.Separator) && n != "."
+}
+
+// isDir reports whether p is a folder (not a symlink to one).
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
