@@ -1,20 +1,26 @@
 package store
 
-// Commit, step by step (commitStep numbers them for the kill tests):
+// Commit, step by step (commitStep numbers them for the kill tests), each
+// step a function:
 //
-//  1. the tables this run did not write (nor Drop) are hard-linked from the
-//     current generation into the build's final folder, and generation.json
-//     is written there;
-//  2. the final folder is renamed to gen/<n>, n one past the highest
-//     generation;
-//  3. the DuckDB view file is written into gen/<n> (Stage.Views);
-//  4. every file and folder of gen/<n>, and gen/ itself, is fsynced;
-//  5. a new symlink .current-<n> -> gen/<n> is made beside current;
-//  6. it is renamed over current, and DIR is fsynced: the switch, one atomic
-//     rename; readers see the old generation before it and the new one after;
-//  7. DIR/empties.duckdb is made if missing;
-//  8. the previous generation is removed (the files its generation.json
-//     names; a file empties did not write keeps its folder alive).
+//  1. stageGeneration: the tables this run did not write (nor Drop) are
+//     hard-linked from the current generation into the build's final
+//     folder, and generation.json is written there;
+//  2. placeGeneration: the final folder is renamed to gen/<n>, n one past
+//     the highest generation;
+//  3. writeViews: the DuckDB view file is written into gen/<n>
+//     (Stage.Views);
+//  4. syncGeneration: every file and folder of gen/<n>, and gen/ itself, is
+//     fsynced;
+//  5. linkNext: a new symlink .current-<n> -> gen/<n> is made beside
+//     current;
+//  6. switchCurrent: it is renamed over current, and DIR is fsynced: the
+//     switch, one atomic rename; readers see the old generation before it
+//     and the new one after;
+//  7. linkViewsFile: DIR/empties.duckdb is made if missing;
+//  8. removePrevious: the previous generation is removed (the files its
+//     generation.json names; a file empties did not write keeps its folder
+//     alive).
 //
 // A run killed before step 6 leaves current as it was and a build folder or
 // an unswitched gen/<n>; one killed after it leaves the new generation
@@ -51,26 +57,84 @@ func (d *Dataset) Commit(files ...string) error {
 	if d.build == "" {
 		return errors.New("store: Commit after Close")
 	}
-	final := filepath.Join(d.build, finalDir)
 	prev, err := currentNumber(d.Dir)
 	if err != nil {
 		return err
 	}
-	gen := generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
+	gen, err := d.stageGeneration(prev, files)
+	if err != nil {
+		return err
+	}
+	commitStep(1)
+	g, err := d.placeGeneration(gen.Generation)
+	if err != nil {
+		return err
+	}
+	commitStep(2)
+	if err := d.writeViews(g); err != nil {
+		return err
+	}
+	commitStep(3)
+	if err := d.syncGeneration(g); err != nil {
+		return err
+	}
+	commitStep(4)
+	next, err := d.linkNext(gen.Generation)
+	if err != nil {
+		return err
+	}
+	commitStep(5)
+	if err := d.switchCurrent(next); err != nil {
+		return err
+	}
+	commitStep(6)
+	if err := d.linkViewsFile(); err != nil {
+		return err
+	}
+	commitStep(7)
+	d.removePrevious(prev)
+	commitStep(8)
+	return d.newBuild()
+}
+
+// stageGeneration is step 1: the build's final folder becomes the next
+// generation, numbered, with the extra files moved in, the tables the run
+// did not write nor drop carried from generation prev, and its
+// generation.json.
+func (d *Dataset) stageGeneration(prev int, files []string) (*generation, error) {
+	final := filepath.Join(d.build, finalDir)
+	gen := &generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
 	for _, f := range files {
 		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
-			return err
+			return nil, err
 		}
 		gen.Files = append(gen.Files, f)
 	}
 	if err := d.carry(prev); err != nil {
-		return err
+		return nil, err
 	}
 	for _, t := range d.drops {
 		if d.carried[t] { // carried by Preview, dropped since
 			os.RemoveAll(filepath.Join(final, t))
 		}
 	}
+	if err := listTables(final, gen); err != nil {
+		return nil, err
+	}
+	gen.Files = append(gen.Files, ViewsFile, ViewsFile+".wal")
+	gen.Generation = nextNumber(d.Dir, prev)
+	b, err := json.MarshalIndent(gen, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(final, genFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return gen, nil
+}
+
+// listTables records in gen every table folder of final and its files.
+func listTables(final string, gen *generation) error {
 	written, err := os.ReadDir(final)
 	if err != nil {
 		return err
@@ -89,62 +153,91 @@ func (d *Dataset) Commit(files ...string) error {
 			gen.Tables[t] = append(gen.Tables[t], e.Name())
 		}
 	}
-	gen.Files = append(gen.Files, ViewsFile, ViewsFile+".wal")
+	return nil
+}
+
+// nextNumber is the number of the next generation of the dataset at dir:
+// one past prev, and past every generation folder there (an unswitched one
+// a killed run left, not yet removed).
+func nextNumber(dir string, prev int) int {
 	n := prev + 1
-	if all := generations(d.Dir); len(all) > 0 && all[len(all)-1] >= n {
+	if all := generations(dir); len(all) > 0 && all[len(all)-1] >= n {
 		n = all[len(all)-1] + 1
 	}
-	gen.Generation = n
-	b, err := json.MarshalIndent(gen, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(final, genFile), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	commitStep(1)
+	return n
+}
 
-	gpath := filepath.Join(d.Dir, genDir, genName(n))
-	if err := os.Rename(final, gpath); err != nil {
+// placeGeneration is step 2: the build's final folder is renamed to
+// gen/<n>, which it returns.
+func (d *Dataset) placeGeneration(n int) (string, error) {
+	g := filepath.Join(d.Dir, genDir, genName(n))
+	if err := os.Rename(filepath.Join(d.build, finalDir), g); err != nil {
+		return "", err
+	}
+	return g, nil
+}
+
+// writeViews is step 3: the stage's DuckDB view file is written into
+// generation g (Stage.Views; none without one).
+func (d *Dataset) writeViews(g string) error {
+	if d.by.Views.Write == nil {
+		return nil
+	}
+	if err := d.by.Views.Write(context.Background(), g); err != nil {
 		return err
 	}
-	commitStep(2)
-	if d.by.Views.Write != nil {
-		if err := d.by.Views.Write(context.Background(), gpath); err != nil {
+	repaired.Lock()
+	repaired.m[g] = true // written for where it lies
+	repaired.Unlock()
+	os.Remove(filepath.Join(g, ViewsFile+".wal"))
+	return nil
+}
+
+// syncGeneration is step 4: every file and folder of generation g, and gen/
+// itself, is fsynced (the carried tables' files were, by an earlier Commit).
+func (d *Dataset) syncGeneration(g string) error {
+	if err := syncTree(g, d.carried); err != nil {
+		return err
+	}
+	return guard.Sync(filepath.Join(d.Dir, genDir))
+}
+
+// linkNext is step 5: the symlink .current-<n> -> gen/<n> is made beside
+// current; it returns its path.
+func (d *Dataset) linkNext(n int) (string, error) {
+	next := filepath.Join(d.Dir, ".current-"+genName(n))
+	os.Remove(next)
+	if err := os.Symlink(filepath.Join(genDir, genName(n)), next); err != nil {
+		return "", err
+	}
+	return next, nil
+}
+
+// switchCurrent is step 6, the switch: the link next is renamed over
+// current, one atomic rename, and DIR is fsynced so that the switch is
+// durable.
+func (d *Dataset) switchCurrent(next string) error {
+	if err := os.Rename(next, filepath.Join(d.Dir, CurrentLink)); err != nil {
+		return err
+	}
+	return guard.Sync(d.Dir)
+}
+
+// linkViewsFile is step 7: DIR/empties.duckdb -> current/empties.duckdb is
+// made if missing.
+func (d *Dataset) linkViewsFile() error {
+	link := filepath.Join(d.Dir, ViewsFile)
+	if _, err := os.Lstat(link); os.IsNotExist(err) {
+		if err := os.Symlink(filepath.Join(CurrentLink, ViewsFile), link); err != nil {
 			return err
 		}
-		repaired.Lock()
-		repaired.m[gpath] = true // written for where it lies
-		repaired.Unlock()
-		os.Remove(filepath.Join(gpath, ViewsFile+".wal"))
 	}
-	commitStep(3)
-	if err := syncTree(gpath, d.carried); err != nil {
-		return err
-	}
-	if err := guard.Sync(filepath.Join(d.Dir, genDir)); err != nil {
-		return err
-	}
-	commitStep(4)
-	tmp := filepath.Join(d.Dir, ".current-"+genName(n))
-	os.Remove(tmp)
-	if err := os.Symlink(filepath.Join(genDir, genName(n)), tmp); err != nil {
-		return err
-	}
-	commitStep(5)
-	if err := os.Rename(tmp, filepath.Join(d.Dir, CurrentLink)); err != nil {
-		return err
-	}
-	if err := guard.Sync(d.Dir); err != nil {
-		return err
-	}
-	commitStep(6)
-	if _, err := os.Lstat(filepath.Join(d.Dir, ViewsFile)); os.IsNotExist(err) {
-		if err := os.Symlink(filepath.Join(CurrentLink, ViewsFile), filepath.Join(d.Dir, ViewsFile)); err != nil {
-			return err
-		}
-	}
-	commitStep(7)
+	return nil
+}
+
+// removePrevious is step 8: generation prev (0: none) and the build folder
+// are removed.
+func (d *Dataset) removePrevious(prev int) {
 	if prev > 0 {
 		// This process's own reads of the previous generation are over
 		// (it holds the lock and has switched past it): its pin, taken by
@@ -153,8 +246,6 @@ func (d *Dataset) Commit(files ...string) error {
 		removeGeneration(d.Dir, prev)
 	}
 	removeBuild(d.build)
-	commitStep(8)
-	return d.newBuild()
 }
 
 // carry hard-links every table of generation prev that the build has not
