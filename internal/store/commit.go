@@ -1,7 +1,8 @@
 package store
 
 // Commit, step by step (commitStep numbers them for the kill tests), each
-// step a function:
+// step a function whose errors say which dataset it was committing and what
+// it was doing ("commit DIR: link carried tables: ..."):
 //
 //  1. stageGeneration: the tables this run did not write (nor Drop) are
 //     hard-linked from the current generation into the build's final
@@ -59,7 +60,7 @@ func (d *Dataset) Commit(files ...string) error {
 	}
 	prev, err := currentNumber(d.Dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("commit %s: find the current generation: %w", d.Dir, err)
 	}
 	gen, err := d.stageGeneration(prev, files)
 	if err != nil {
@@ -94,7 +95,10 @@ func (d *Dataset) Commit(files ...string) error {
 	commitStep(7)
 	d.removePrevious(prev)
 	commitStep(8)
-	return d.newBuild()
+	if err := d.newBuild(); err != nil {
+		return fmt.Errorf("commit %s: generation %s is current; make the next build folder: %w", d.Dir, genName(gen.Generation), err)
+	}
+	return nil
 }
 
 // stageGeneration is step 1: the build's final folder becomes the next
@@ -106,12 +110,12 @@ func (d *Dataset) stageGeneration(prev int, files []string) (*generation, error)
 	gen := &generation{Parent: prev, Written: time.Now().UTC().Format(time.RFC3339), Tables: map[string][]string{}}
 	for _, f := range files {
 		if err := os.Rename(filepath.Join(d.build, f), filepath.Join(final, f)); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("commit %s: move %s into the new generation: %w", d.Dir, f, err)
 		}
 		gen.Files = append(gen.Files, f)
 	}
 	if err := d.carry(prev); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("commit %s: link carried tables: %w", d.Dir, err)
 	}
 	for _, t := range d.drops {
 		if d.carried[t] { // carried by Preview, dropped since
@@ -119,16 +123,16 @@ func (d *Dataset) stageGeneration(prev int, files []string) (*generation, error)
 		}
 	}
 	if err := listTables(final, gen); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("commit %s: list the new generation's tables: %w", d.Dir, err)
 	}
 	gen.Files = append(gen.Files, ViewsFile, ViewsFile+".wal")
 	gen.Generation = nextNumber(d.Dir, prev)
 	b, err := json.MarshalIndent(gen, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("commit %s: encode %s: %w", d.Dir, genFile, err)
 	}
 	if err := os.WriteFile(filepath.Join(final, genFile), append(b, '\n'), 0o644); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("commit %s: write %s: %w", d.Dir, genFile, err)
 	}
 	return gen, nil
 }
@@ -172,7 +176,7 @@ func nextNumber(dir string, prev int) int {
 func (d *Dataset) placeGeneration(n int) (string, error) {
 	g := filepath.Join(d.Dir, genDir, genName(n))
 	if err := os.Rename(filepath.Join(d.build, finalDir), g); err != nil {
-		return "", err
+		return "", fmt.Errorf("commit %s: rename the new generation to %s: %w", d.Dir, filepath.Join(genDir, genName(n)), err)
 	}
 	return g, nil
 }
@@ -184,7 +188,7 @@ func (d *Dataset) writeViews(g string) error {
 		return nil
 	}
 	if err := d.by.Views.Write(context.Background(), g); err != nil {
-		return err
+		return fmt.Errorf("commit %s: write the view file of %s: %w", d.Dir, g, err)
 	}
 	repaired.Lock()
 	repaired.m[g] = true // written for where it lies
@@ -197,9 +201,12 @@ func (d *Dataset) writeViews(g string) error {
 // itself, is fsynced (the carried tables' files were, by an earlier Commit).
 func (d *Dataset) syncGeneration(g string) error {
 	if err := syncTree(g, d.carried); err != nil {
-		return err
+		return fmt.Errorf("commit %s: sync %s: %w", d.Dir, g, err)
 	}
-	return guard.Sync(filepath.Join(d.Dir, genDir))
+	if err := guard.Sync(filepath.Join(d.Dir, genDir)); err != nil {
+		return fmt.Errorf("commit %s: sync %s: %w", d.Dir, filepath.Join(d.Dir, genDir), err)
+	}
+	return nil
 }
 
 // linkNext is step 5: the symlink .current-<n> -> gen/<n> is made beside
@@ -208,7 +215,7 @@ func (d *Dataset) linkNext(n int) (string, error) {
 	next := filepath.Join(d.Dir, ".current-"+genName(n))
 	os.Remove(next)
 	if err := os.Symlink(filepath.Join(genDir, genName(n)), next); err != nil {
-		return "", err
+		return "", fmt.Errorf("commit %s: make the link %s: %w", d.Dir, filepath.Base(next), err)
 	}
 	return next, nil
 }
@@ -218,9 +225,12 @@ func (d *Dataset) linkNext(n int) (string, error) {
 // durable.
 func (d *Dataset) switchCurrent(next string) error {
 	if err := os.Rename(next, filepath.Join(d.Dir, CurrentLink)); err != nil {
-		return err
+		return fmt.Errorf("commit %s: rename %s over %s: %w", d.Dir, filepath.Base(next), CurrentLink, err)
 	}
-	return guard.Sync(d.Dir)
+	if err := guard.Sync(d.Dir); err != nil {
+		return fmt.Errorf("commit %s: sync the dataset folder after the switch: %w", d.Dir, err)
+	}
+	return nil
 }
 
 // linkViewsFile is step 7: DIR/empties.duckdb -> current/empties.duckdb is
@@ -229,7 +239,7 @@ func (d *Dataset) linkViewsFile() error {
 	link := filepath.Join(d.Dir, ViewsFile)
 	if _, err := os.Lstat(link); os.IsNotExist(err) {
 		if err := os.Symlink(filepath.Join(CurrentLink, ViewsFile), link); err != nil {
-			return err
+			return fmt.Errorf("commit %s: make the link %s: %w", d.Dir, ViewsFile, err)
 		}
 	}
 	return nil
