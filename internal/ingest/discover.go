@@ -23,7 +23,8 @@ type Skipped struct {
 
 // discover expands files and folders (recursively) into log files, sorted and
 // de-duplicated. Folders contribute every .eval file and every .json file
-// that starts like an Inspect log; a file named explicitly is taken, so a
+// that starts like an Inspect log (a folder named may be a link to one;
+// links to folders below it are not followed); a file named explicitly is taken, so a
 // bad log is reported rather than skipped, except a .json file that does not
 // open like a log at all: naming one is a usage error, before any dataset is
 // made (in a folder it is skipped with a note). Whatever is not a regular
@@ -72,19 +73,27 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+		// A path named is followed where it is a link to a folder (os.Stat
+		// above followed it), as the user meant; WalkDir would take it for
+		// a file and list nothing, so it walks "p/", which the system
+		// resolves. Below it, links to folders are not followed.
+		root := p
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root = p + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(root, func(q string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			name := e.Name()
 			if e.IsDir() {
-				if q != p && logset.SkipDir(name) {
+				if q != root && logset.SkipDir(name) {
 					return filepath.SkipDir
 				}
 				if isDataset(q) {
 					// An empties dataset (an ingest's --out inside the logs
 					// folder) holds no logs: left out, silently.
-					if q == p {
+					if q == root {
 						return cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
 					}
 					return filepath.SkipDir
