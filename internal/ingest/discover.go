@@ -41,7 +41,9 @@ type Skipped struct {
 // Whatever is not a regular file (a FIFO, socket or device, found or named,
 // or what a link points to) is skipped unopened: an open would block, or
 // read forever; a link that cannot be followed (to nothing, a loop) is
-// skipped. TestDiscoverEveryShape holds it on a tree of every shape.
+// skipped. TestDiscoverEveryShape holds it on a tree of every shape, and
+// TestDiscoveryEqualsPython holds the Python package's listing
+// (python/src/empties/discover.py, python -m empties classify's) equal to it.
 func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	seen := map[string]bool{}
 	add := func(p string) error {
@@ -170,9 +172,9 @@ func isDataset(dir string) bool {
 // The rules of a folder's listing, local or in a bucket (remote.go): the
 // names are logset's (logset.SkipDir, logset.LogName), which the Python
 // package reads from the exported vocabulary (TestShippedData holds the
-// shipped copy fresh). The behaviour around the names (FIFOs, links,
-// datasets, unreadable folders, files named directly) is not yet held
-// equal to Python's listing by a differential test.
+// shipped copy fresh); the behaviour around them (FIFOs, links, datasets,
+// unreadable folders, files named directly) is held equal to the Python
+// package's listing by TestDiscoveryEqualsPython.
 
 // whyNotALog says why a .json file of size bytes is not read as a log, or
 // "" if it opens like one; head returns its first logset.JSONHeadBytes

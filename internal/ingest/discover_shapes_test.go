@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"empties/internal/store"
+	"empties/internal/testutil"
 )
 
 // listing is what a discovery gives for some paths: the files it would
@@ -319,7 +320,7 @@ func shapesTree(t *testing.T) string {
 // The cases every listing is held to: the tree walked, paths named from
 // inside it, and paths each refused on their own. want is discover's
 // listing, checked by TestDiscoverEveryShape; the Python package's listing
-// is not yet held to the same.
+// is held to the same by TestDiscoveryEqualsPython.
 type shapeCase struct {
 	name  string
 	paths func(root string) []string
@@ -444,6 +445,34 @@ func TestDiscoverEveryShape(t *testing.T) {
 	}
 }
 
+// The Python package's listing (empties.discover.list_logs, which python
+// -m empties classify reads logs by) is discover's on every shape: the same
+// files read, the same files skipped with the same words, the same paths
+// refused. A listing that opens a FIFO fails it (in a minute) rather than
+// hanging. As root, both list without the privilege to read any folder.
+func TestDiscoveryEqualsPython(t *testing.T) {
+	root := shapesTree(t)
+	via := linkTo(t, root)
+	drop := unprivileged(t)
+	for _, c := range shapeCases {
+		t.Run(c.name, func(t *testing.T) {
+			cwd := root
+			if c.fromLink {
+				cwd = via
+			}
+			paths := c.paths(root)
+			goes, py := goListing(t, cwd, drop, paths), pyListing(t, cwd, drop, paths)
+			goes.Refused, py.Refused = refusedAs(goes.Refused), refusedAs(py.Refused)
+			if !equalListings(goes, py) {
+				t.Errorf("Go's discover:\n%sPython's list_logs:\n%s", goes, py)
+			}
+			if !equalListings(py, c.want) {
+				t.Errorf("Python's list_logs:\n%swant:\n%s", py, c.want)
+			}
+		})
+	}
+}
+
 // linkTo makes a link to dir, in a folder of its own.
 func linkTo(t *testing.T, dir string) string {
 	t.Helper()
@@ -452,6 +481,35 @@ func linkTo(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return via
+}
+
+// pyListing is the Python package's listing of paths named from the folder
+// cwd: this checkout's python/src, in the project's venv.
+func pyListing(t *testing.T, cwd string, drop []string, paths []string) listing {
+	t.Helper()
+	const script = `
+import json, os, sys
+from empties.discover import ListingError, list_logs
+h = lambda s: os.fsencode(s).hex()
+paths = [os.fsdecode(bytes.fromhex(p)) for p in json.loads(sys.argv[1])]
+try:
+    files, skipped = list_logs(paths)
+    out = {"files": [h(f) for f in files], "skipped": [[h(p), h(w)] for p, w in skipped], "refused": ""}
+except ListingError as e:
+    out = {"files": [], "skipped": [], "refused": h(str(e))}
+print(json.dumps(out))
+`
+	py, env := testutil.Python(t)
+	arg, err := json.Marshal(hexArgs(paths))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runChild(t, cwd, append(slices.Clone(drop), py, "-c", script, string(arg)), env)
+	var w wire
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return w.decode(t, cwd)
 }
 
 func equalListings(a, b listing) bool {
