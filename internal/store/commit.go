@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -210,10 +211,15 @@ func (d *Dataset) syncGeneration(g string) error {
 }
 
 // linkNext is step 5: the symlink .current-<n> -> gen/<n> is made beside
-// current; it returns its path.
+// current; it returns its path. A link of that name (one a killed commit
+// left) is replaced; anything else there is someone's, and the commit
+// stops, leaving it as it is.
 func (d *Dataset) linkNext(n int) (string, error) {
-	next := filepath.Join(d.Dir, ".current-"+genName(n))
-	os.Remove(next)
+	name := ".current-" + genName(n)
+	next := filepath.Join(d.Dir, name)
+	if err := guard.RemoveLink(d.Dir, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("commit %s: make the link %s: %w", d.Dir, name, err)
+	}
 	if err := os.Symlink(filepath.Join(genDir, genName(n)), next); err != nil {
 		return "", fmt.Errorf("commit %s: make the link %s: %w", d.Dir, filepath.Base(next), err)
 	}

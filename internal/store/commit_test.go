@@ -85,7 +85,31 @@ func TestFailedCommitStepNamesIt(t *testing.T) {
 				testutil.NewUserTree(t, mine)
 				return mine
 			},
-			want: "make the link .current-000002: symlink ",
+			want: "make the link .current-000002: DIR/.current-000002 is not a symbolic link; left as it is",
+		},
+		{
+			name:  "a user's empty folder where the next link goes",
+			stage: testStage,
+			setup: func(t *testing.T, dir string) string {
+				mine := filepath.Join(dir, ".current-000002")
+				if err := os.Mkdir(mine, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return mine
+			},
+			want: "make the link .current-000002: DIR/.current-000002 is not a symbolic link; left as it is",
+		},
+		{
+			name:  "a user's file where the next link goes",
+			stage: testStage,
+			setup: func(t *testing.T, dir string) string {
+				mine := filepath.Join(dir, ".current-000002")
+				if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return mine
+			},
+			want: "make the link .current-000002: DIR/.current-000002 is not a symbolic link; left as it is",
 		},
 	}
 	for _, c := range cases {
