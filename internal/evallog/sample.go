@@ -537,20 +537,21 @@ func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 	if isNull(e.Output) {
 		return nil, nil
 	}
-	var o ModelOutput
-	if e.decoded != nil {
-		o = *e.decoded
-	} else if !fastDecode || !decodeOutput(e.Output, &o, false) {
-		o = ModelOutput{}
-		if _, err := unmarshal(e.Output, &o); err != nil {
-			return nil, fmt.Errorf("model event output: %w", err)
+	o := e.decoded
+	if o == nil {
+		o = new(ModelOutput)
+		if !fastDecode || !decodeOutput(e.Output, o, false) {
+			*o = ModelOutput{}
+			if _, err := unmarshal(e.Output, o); err != nil {
+				return nil, fmt.Errorf("model event output: %w", err)
+			}
+			o.Completion = ""
 		}
-		o.Completion = ""
 	}
-	if err := checkOutput("model event output", &o); err != nil {
+	if err := checkOutput("model event output", o); err != nil {
 		return nil, err
 	}
-	return &o, nil
+	return o, nil
 }
 
 // EventError returns a model event's error message ("" when the call

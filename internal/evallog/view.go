@@ -139,6 +139,21 @@ func (d *DecodedSample) buildView() {
 		v.Output = d.outputView(d.Output.ModelOutput, true)
 	}
 	var prompts promptMemo
+	kept, calls := 0, 0
+	for i := range d.Events {
+		switch d.Events[i].Event {
+		case "model":
+			calls++
+			fallthrough
+		case "span_begin", "step":
+			kept++
+		}
+	}
+	if kept > 0 {
+		// one allocation for the events and one for their calls
+		v.Events = make([]EventView, 0, kept)
+	}
+	callViews := make([]CallView, calls)
 	for i := range d.Events {
 		e := &d.Events[i]
 		switch e.Event {
@@ -148,9 +163,14 @@ func (d *DecodedSample) buildView() {
 		}
 		ev := EventView{Event: e.Event, SpanID: e.SpanID, ID: e.ID, ParentID: e.ParentID, Type: e.Type, Name: e.Name, Action: e.Action}
 		if e.Event == "model" {
-			ev.Call = d.callView(e, &prompts)
+			ev.Call = &callViews[0]
+			callViews = callViews[1:]
+			d.callView(ev.Call, e, &prompts)
 		}
 		v.Events = append(v.Events, ev)
+	}
+	if len(d.Scores) > 0 {
+		v.Scores = make([]ScoreView, 0, len(d.Scores))
 	}
 	names := make([]string, 0, len(d.Scores))
 	for name := range d.Scores {
@@ -175,9 +195,9 @@ func (d *DecodedSample) buildView() {
 	d.view = v
 }
 
-// callView is the view of a model event.
-func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
-	c := &CallView{
+// callView fills c, the view of a model event.
+func (d *DecodedSample) callView(c *CallView, e *Event, prompts *promptMemo) {
+	*c = CallView{
 		Model: e.Model, Role: e.Role, Cache: e.Cache, Timestamp: e.Timestamp,
 		Pending: bool(e.Pending), Tools: len(e.Tools), HasTools: e.Tools != nil,
 		WorkingTime: e.WorkingTime, Error: EventError(e), Config: ParseGenerateConfig(e.Config),
@@ -186,16 +206,15 @@ func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
 	o, err := d.ModelOutput(e)
 	if err != nil {
 		c.Err = err
-		return c
+		return
 	}
 	if o != nil {
 		c.Output = d.outputView(o, false)
 	}
 	if c.InputCount, c.Err = d.InputCount(e); c.Err != nil {
-		return c
+		return
 	}
 	c.Prompt, c.PromptErr = d.lastUserText(e, prompts)
-	return c
 }
 
 // outputView is the view of a ModelOutput, with its Completion or not.
