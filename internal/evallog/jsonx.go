@@ -150,8 +150,8 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 			*f = Float{math.Inf(-1), true}
 			return nil
 		}
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := DecodeString(b)
+		if err != nil {
 			return err
 		}
 		v, err := parseFloat(s)
@@ -226,49 +226,58 @@ func (n Int) Ptr() *int64 {
 	return &v
 }
 
-// DecodeString decodes a raw JSON string as encoding/json (and goccy) decode
-// it: escapes resolved, a \u surrogate pair joined, a lone surrogate and
-// every byte of invalid UTF-8 replaced by U+FFFD. A string without escapes
-// that is valid UTF-8 (most of them) is its body; one with escapes is
-// unescaped here, in one allocation (unquote); anything else (invalid UTF-8
-// beside an escape, or raw that is not a well-formed string) goes to the
-// decoder, for the same value or its error. FuzzDecodeString holds the
-// three to the decoder.
+// DecodeString decodes a raw JSON string as encoding/json (and goccy, and
+// so the decoder this package had) decode it: escapes resolved, a \u
+// surrogate pair joined, a lone surrogate and every byte of invalid UTF-8
+// replaced by U+FFFD. A string without escapes that is valid UTF-8 (most of
+// them) is its body; any other is unescaped in one pass (unquote); null is
+// "", and whitespace around either is passed over. raw that is not one
+// well-formed JSON string is an error. FuzzDecodeString holds it
+// to goccy.
 func DecodeString(raw []byte) (string, error) {
+	if n := len(raw); n > 0 && (raw[0] <= ' ' || raw[n-1] <= ' ') {
+		raw = raw[ws(raw, 0):]
+		for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
+			raw = raw[:len(raw)-1]
+		}
+	}
+	if string(raw) == "null" {
+		return "", nil // as goccy decodes null into a string
+	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
 		body := raw[1 : n-1]
-		if bytes.IndexByte(body, '\\') < 0 {
-			if bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) && !hasControl(body) {
-				return string(body), nil
-			}
-		} else if s, ok := unquote(body); ok {
+		if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) && !hasControl(body) {
+			return string(body), nil
+		}
+		if s, ok := unquote(body); ok {
 			return s, nil
 		}
 	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
+	return "", fmt.Errorf("not a JSON string: %.40q", raw)
 }
 
-// unquote unescapes the body of a JSON string holding a backslash in one
-// pass into one allocation: the runs between escapes are found 32 bytes at
-// a time (indexSpecial), checked by utf8.Valid and copied whole. It reports
-// false, leaving the string to the decoder, for an invalid escape, a raw
-// quote or control byte, or invalid UTF-8 (which the decoder replaces byte
-// by byte).
+// unquote unescapes the body of a JSON string in one pass into one
+// allocation: the runs between escapes are found 32 bytes at a time
+// (indexSpecial), and copied whole where they are valid UTF-8 (a byte of
+// invalid UTF-8 becomes U+FFFD). It reports false for an invalid escape, a
+// raw quote or control byte.
 func unquote(body []byte) (string, bool) {
-	out := make([]byte, len(body)) // unescaping only shortens valid text
-	i, w := 0, 0
+	out := make([]byte, 0, len(body)) // unescaping only shortens valid text
+	i := 0
 	for {
 		k, found := indexSpecial(body[i:])
 		k += i
 		if !found {
 			k = indexSpecialWords(body, k)
 		}
-		if run := body[i:k]; !utf8.Valid(run) {
-			return "", false
+		if run := body[i:k]; utf8.Valid(run) {
+			out = append(out, run...)
 		} else {
-			w += copy(out[w:], run)
+			for len(run) > 0 {
+				r, size := utf8.DecodeRune(run)
+				out = utf8.AppendRune(out, r) // RuneError for an invalid byte
+				run = run[size:]
+			}
 		}
 		if k == len(body) {
 			break
@@ -282,17 +291,17 @@ func unquote(body []byte) (string, bool) {
 		}
 		switch e := body[k+1]; e {
 		case '"', '\\', '/':
-			out[w] = e
+			out = append(out, e)
 		case 'b':
-			out[w] = '\b'
+			out = append(out, '\b')
 		case 'f':
-			out[w] = '\f'
+			out = append(out, '\f')
 		case 'n':
-			out[w] = '\n'
+			out = append(out, '\n')
 		case 'r':
-			out[w] = '\r'
+			out = append(out, '\r')
 		case 't':
-			out[w] = '\t'
+			out = append(out, '\t')
 		case 'u':
 			r := hex4(body[k+2 : k+6])
 			if utf16.IsSurrogate(r) {
@@ -304,11 +313,11 @@ func unquote(body []byte) (string, bool) {
 					}
 				}
 			}
-			w += utf8.EncodeRune(out[w:], r) - 1
+			out = utf8.AppendRune(out, r)
 		}
-		i, w = k+n, w+1
+		i = k + n
 	}
-	return unsafe.String(unsafe.SliceData(out), w), true
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
 // hex4 is the value of four hex digits (checked by escapeLen).

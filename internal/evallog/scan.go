@@ -117,7 +117,7 @@ func ScanSample(raw []byte) bool {
 }
 
 // skipChecked returns the end of the JSON value at b[i], having checked
-// all of it as decodeFast takes a sample: skipPortable's check, strict, by
+// all of it as the walk takes a sample: skipPortable's check, strict, by
 // the structural index where there is one. It is the skip of a value that
 // is kept (raw, or decoded later), whose objects must not repeat a key:
 // Python keeps a repeated key's last value, which the rewrite
@@ -213,7 +213,8 @@ func (x *structIndex) skip(w *walk, i int, strict bool) (int, bool) {
 			if c != '"' || !ok || q >= len(b) {
 				return 0, false // not a key
 			}
-			if strict && !x.plainKey(&stack[len(stack)-1], &keys, b, p+1, q) {
+			if strict && !w.canonical && !x.plainKey(&stack[len(stack)-1], &keys, b, p+1, q) {
+				w.rewrite = true // the rewrite's (see walk.canonical)
 				return 0, false
 			}
 			r, ok := k.next()

@@ -347,7 +347,7 @@ func (d *DecodedSample) validate() error {
 	for i := range d.Events {
 		at := i
 		if len(d.eventIndex) == len(d.Events) {
-			at = d.eventIndex[i] // decodeFast's: the place in the log's list
+			at = d.eventIndex[i] // the walk's: the place in the log's list
 		}
 		if err := checkEvent(at, &d.Events[i]); err != nil {
 			return err

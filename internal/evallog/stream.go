@@ -19,10 +19,11 @@ import (
 
 // A sample of hundreds of megabytes is not read into memory: DecodeRef
 // decodes it from the inflating stream of its member (or its range of a
-// .json log), keeping only what the tables read (and Decode so walks a big
-// sample it holds that decodeFast does not take): the fields of Sample, the
+// .json log), keeping only what the tables read: the fields of Sample, the
 // events of the kinds kept (and of those only the fields of Event), the
-// message pool's role, content and tool calls, and the attachments a kept text refers to. Everything
+// message pool's role, content and tool calls, and the attachments a kept
+// text refers to, copied into a document the walk (walk.go) then decodes,
+// as it decodes every sample. Everything
 // else (tool events, store, message history, provider calls, attachments
 // nothing kept refers to) is skipped as it streams past, without being
 // copied. A text longer than bigText at a place the tables read as text
@@ -33,8 +34,8 @@ import (
 // that only a field after the attachments holds (no writer does this) is
 // resolved by reading the member a second time.
 //
-// Whatever the walk does not take apart (a 2024 transcript, invalid JSON, a
-// damaged member) is read whole and decoded as it always was, for the same
+// Whatever the stream walk does not take apart (a 2024 transcript, invalid
+// JSON, a damaged member) is read whole and decoded by Decode, for the same
 // result or the same error.
 
 // bigText is the raw length from which a text is decoded into a string of
@@ -77,7 +78,7 @@ func (d *DecodedSample) DecodeRef(ref SampleRef, buf []byte, legacyScoreName str
 	if err != nil {
 		return buf, err
 	}
-	return buf, d.decode(buf, legacyScoreName, !walked && len(buf) >= heldFrom)
+	return buf, d.Decode(buf, legacyScoreName)
 }
 
 // streamFrom is the raw size from which DecodeRef streams a sample; tests
@@ -362,12 +363,9 @@ func (d *DecodedSample) decodeStream(open opener, legacyScoreName string) error 
 			}
 		}
 	}
-	slim, _ = lastKeyWins(slim)
-	sanitized, err := unmarshal(slim, &d.Sample)
-	if err != nil {
+	if err := d.walkDocument(slim); err != nil {
 		return err
 	}
-	d.Sanitized = sanitized
 	d.resolved = make(map[string]string, len(w.texts.strs)+len(w.att))
 	for i, s := range w.texts.strs {
 		d.resolved[bigRef+strconv.Itoa(i)] = s
@@ -542,7 +540,7 @@ func (w *streamWalk) items(closer byte, item func() error) error {
 }
 
 func (w *streamWalk) enter() error {
-	if w.depth++; w.depth > maxSkipDepth {
+	if w.depth++; w.depth > maxFastDepth {
 		return errFallback
 	}
 	return nil
@@ -652,7 +650,7 @@ func (w *streamWalk) scalar(dst *[]byte) error {
 			return err
 		}
 	}
-	if end, ok := skipValue(w.lit, 0, 0); !ok || end != len(w.lit) {
+	if end, ok := skipValue(w.lit, 0); !ok || end != len(w.lit) {
 		return errFallback
 	}
 	if dst != nil {

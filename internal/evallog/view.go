@@ -180,9 +180,6 @@ func (d *DecodedSample) buildView() {
 	for _, name := range names {
 		s := d.Scores[name]
 		value := bytes.TrimSpace(s.Value)
-		if d.Sanitized {
-			value = RestoreNonFinite(value)
-		}
 		if len(value) == 0 {
 			value = json.RawMessage("null")
 		}
@@ -286,51 +283,49 @@ func (m *promptMemo) poolMessage(d *DecodedSample, p int) (user bool, text strin
 }
 
 // userText decodes one raw input message: whether it is a user's, and its
-// text if so. The walk reads its role and, for a user's, its content (a
-// message it does not take is decoded whole, for the same text or error).
+// text if so. Its role is read, and only a user's content decoded.
 func (d *DecodedSample) userText(raw json.RawMessage) (user bool, text string, err error) {
-	if fastDecode {
-		if role, content, ok := messageRole(raw); ok {
-			if role != "user" {
-				return false, "", nil
-			}
-			var m Message
-			w := &walk{b: raw}
-			if content.end == 0 {
-				return true, "", nil
-			}
-			if end, ok := w.contents(content.start, &m.Content); ok && end == content.end {
-				return true, d.Text(&m), nil
-			}
-		}
-	}
-	var m Message
-	if _, err := unmarshal(raw, &m); err != nil {
+	var role string
+	var content span
+	raw, err = d.walkRaw(raw, func(w *walk, i int) (int, bool) {
+		role, content = "", span{}
+		return w.messageRole(i, &role, &content)
+	})
+	if err != nil {
 		return false, "", fmt.Errorf("model event input message: %w", err)
 	}
-	if m.Role != "user" {
+	if role != "user" {
 		return false, "", nil
+	}
+	if content.end == 0 {
+		return true, "", nil
+	}
+	var m Message
+	w := &walk{b: raw, canonical: true} // checked: the content's keys were taken
+	if _, ok := w.contents(content.start, &m.Content); !ok {
+		return false, "", fmt.Errorf("model event input message: %w", w.error())
 	}
 	return true, d.Text(&m), nil
 }
 
-// messageRole reads a raw message's role and where its content lies (a
-// zero span if it has none), checking the rest as the decoder would decode
-// it (the content's items, the tool calls), but making none of its strings;
-// ok is false for a message the walk does not take.
-func messageRole(raw []byte) (role string, content span, ok bool) {
-	w := &walk{b: raw}
-	i := ws(raw, 0)
-	end, ok := w.members(i, func(w *walk, k []byte, vs int) (int, bool) {
+// messageRole reads the role of the raw message at b[i] and where its
+// content lies (a zero span if it has none), checking the rest as the
+// decoder would decode it (the content's items, the tool calls), but making
+// none of its strings. A null message has neither.
+func (w *walk) messageRole(i int, role *string, content *span) (int, bool) {
+	if w.isNullAt(i) {
+		return i + 4, true
+	}
+	return w.members(i, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
 		case "role":
-			return w.stringValue(vs, &role)
+			return w.stringValue(vs, role)
 		case "content":
 			var c Contents
 			w.checkOnly = true
 			end, ok := w.contents(vs, &c)
 			w.checkOnly = false
-			content = span{vs, end}
+			*content = span{vs, end}
 			return end, ok
 		case "tool_calls":
 			var calls []ToolCall
@@ -341,7 +336,6 @@ func messageRole(raw []byte) (role string, content span, ok bool) {
 		}
 		return w.skipField(vs)
 	})
-	return role, content, ok && ws(raw, end) == len(raw)
 }
 
 // lastUserText is LastUserText, with the pool's messages decoded once for
@@ -371,14 +365,11 @@ func (d *DecodedSample) lastUserText(e *Event, memo *promptMemo) (string, error)
 	return "", nil
 }
 
-// rawText is a raw value as text with NaN literals restored, or nil when
-// absent or null.
+// rawText is a raw value as text (NaN literals as the log holds them), or
+// nil when absent or null.
 func (d *DecodedSample) rawText(raw json.RawMessage) *string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
-	}
-	if d.Sanitized {
-		raw = RestoreNonFinite(raw)
 	}
 	s := string(raw)
 	return &s
