@@ -1,5 +1,5 @@
 // Package exposure is the static scan of inspect_evals for evals exposed to
-// the empty-reply problem (`empties exposure`, stages/exposure) (pre-registration section 4, "Exposure search";
+// the empty-reply problem (`empties exposure`, stages/exposurecmd) (pre-registration section 4, "Exposure search";
 // issue 7). It parses every Python file of the package with tree-sitter and
 // reports, per eval, each of four criteria it meets, with file, line and
 // code:

@@ -1,6 +1,6 @@
 // Package sample draws the hand-check sets the pre-registration requires (50
 // replies per class checked against their raw fields, 10 per class
-// spot-checked; `empties sample`, stages/sample, writes them): per class,
+// spot-checked; `empties sample`, stages/samplecmd, writes them): per class,
 // the replies of lowest rank by a hash of the seed and each reply's
 // identity, with every raw field a rule reads. The same data and seed give
 // the same selection, whatever the order of the rows or where the logs live.

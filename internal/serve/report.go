@@ -18,13 +18,13 @@ import (
 
 // ReportFunc writes the report page of the tables of a generation (the
 // folder root) into the new folder out, as `empties report` writes it:
-// stages/serve passes internal/report.Write, the code `empties report` builds
+// stages/servecmd passes internal/report.Write, the code `empties report` builds
 // its page with, so the page served is the page the command writes.
 type ReportFunc func(ctx context.Context, root, out string, more ...string) error
 
 // MeasuresFunc computes the exploration measures of the dataset at root
 // (which it only reads) into the new folder out, a folder of tables:
-// stages/serve passes internal/measures.Explore.
+// stages/servecmd passes internal/measures.Explore.
 type MeasuresFunc func(ctx context.Context, root, out string) error
 
 // reportState is a generation's report, written once into the server's
