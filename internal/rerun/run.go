@@ -16,7 +16,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 // what each group's logs already hold and where the budget stands.
 type Run struct {
 	Config   Config // with LogDir and Data filled in, Harness absolute
-	Plan     *plan.Plan
+	Plan     *planfile.Plan
 	Manifest *manifest.Manifest
 	Python   string  // the interpreter RunPython starts
 	Root     string  // the log folder, resolved (guard.CheckLogFolder)
@@ -60,7 +60,7 @@ type Run struct {
 // any work (Assess ingests logs): the numbers, the files named, the log
 // folder. Each mistake is a usage error naming it.
 func Load(cfg Config) (*Run, error) {
-	p, err := plan.Read(cfg.Plan)
+	p, err := planfile.Read(cfg.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("rerun: %w", err)
 	}

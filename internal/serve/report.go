@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"empties/internal/guard"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 )
 
@@ -122,7 +122,7 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			return
 		}
 		if g.report.computed { // the note of frame.html: the command that stores the measures
-			if err := s.tmpl.ExecuteTemplate(&bar, "computednote", "empties analyze --data "+plan.ShellQuote(s.dir)); err != nil {
+			if err := s.tmpl.ExecuteTemplate(&bar, "computednote", "empties analyze --data "+planfile.ShellQuote(s.dir)); err != nil {
 				s.errorPage(w, r, g, http.StatusInternalServerError, err)
 				return
 			}

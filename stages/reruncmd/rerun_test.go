@@ -17,7 +17,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/ingest"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/reruncmd"
@@ -80,22 +80,22 @@ func xstestWide(t *testing.T, dir string) xstest {
 }
 
 // group is a wide-arm group of the log's samples ids.
-func (x xstest) group(ids []string, settings map[string]any, cost plan.GroupCost) plan.Group {
-	g := plan.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: x.task, TaskArgs: x.args, Model: x.model, Settings: settings, Epochs: 1,
+func (x xstest) group(ids []string, settings map[string]any, cost planfile.GroupCost) planfile.Group {
+	g := planfile.Group{Eval: "xstest_safe", Route: "gpt-5-mini/openai-responses", Task: x.task, TaskArgs: x.args, Model: x.model, Settings: settings, Epochs: 1,
 		Metadata: map[string]string{"empties_arm": "wide", "empties_eval": "xstest_safe", "empties_route": "gpt-5-mini/openai-responses", "empties_part": "A"},
 		Cost:     &cost}
 	for _, id := range ids {
-		g.Samples = append(g.Samples, plan.Sample{ID: id, IDType: "str", Epoch: 1, OriginalLog: x.Src})
+		g.Samples = append(g.Samples, planfile.Sample{ID: id, IDType: "str", Epoch: 1, OriginalLog: x.Src})
 	}
 	return g
 }
 
 // write writes the wide plan of groups beside the log's dataset, at
 // plans/wide.json, and returns it and its log folder.
-func (x xstest) write(t *testing.T, groups ...plan.Group) (planPath, logDir string) {
+func (x xstest) write(t *testing.T, groups ...planfile.Group) (planPath, logDir string) {
 	t.Helper()
 	dir := filepath.Dir(x.Data)
-	p := plan.Plan{Kind: plan.Wide, Manifest: manifest(t), Data: x.Data, Groups: groups}
+	p := planfile.Plan{Kind: planfile.Wide, Manifest: manifest(t), Data: x.Data, Groups: groups}
 	planPath = filepath.Join(dir, "plans", "wide.json")
 	os.MkdirAll(filepath.Dir(planPath), 0o755)
 	b, _ := json.MarshalIndent(p, "", "  ")
@@ -144,7 +144,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 	x := xstestWide(t, dir)
 	ids := x.IDs
 	planPath, logDir := x.write(t, x.group(ids, map[string]any{"max_tokens": 16000, "max_connections": 1, "reasoning_effort": "medium"},
-		plan.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}))
+		planfile.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	t.Setenv("EMPTIES_TEST_CALLS", callsFile)
 	opts := reruncmd.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}
@@ -265,7 +265,7 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 	if err := selectcmd.Run(context.Background(), selectcmd.Options{Kind: "partb", Data: data, Manifest: manifest(t), Out: planOut}, &sel); err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Read(planOut + ".json")
+	p, err := planfile.Read(planOut + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"empties/internal/guard"
 	manifestpkg "empties/internal/manifest"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/rerun"
 	"empties/internal/testutil"
 )
@@ -57,7 +57,7 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 		t.Fatalf("%d samples in %s, want 12", len(ids), x.Src)
 	}
 	one := map[string]any{"max_tokens": 16000, "max_connections": 1, "max_samples": 1} // one sample at a time
-	cost := plan.GroupCost{EstimateUSD: 0.01, UpperBoundUSD: 0.02}
+	cost := planfile.GroupCost{EstimateUSD: 0.01, UpperBoundUSD: 0.02}
 	planPath, logDir := x.write(t, x.group(ids[:6], one, cost), x.group(ids[6:], one, cost))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	inGroup2 := map[string]bool{}

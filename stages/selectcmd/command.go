@@ -18,7 +18,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/planner"
 	"empties/internal/store"
 )
@@ -77,7 +77,7 @@ Examples:
 // Run writes the plan.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
 	switch opts.Kind {
-	case planjson.Wide, planjson.Control, planjson.PartC, planjson.PartB:
+	case planfile.Wide, planfile.Control, planfile.PartC, planfile.PartB:
 	case "":
 		return cliutil.Usagef("select: say what to plan: wide, control, partc or partb")
 	default:
@@ -108,7 +108,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err := writePlan(files, opts.Out, plan); err != nil {
 		return err
 	}
-	if !planjson.Replays(opts.Kind) {
+	if !planfile.Replays(opts.Kind) {
 		if err := planner.Record(opts.Data, filepath.Base(opts.Out), plan); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ const (
 	jsonMark = "{\n  \"written_by\": \"empties select\""
 )
 
-func writePlan(files *guard.Files, out string, plan *planjson.Plan) error {
+func writePlan(files *guard.Files, out string, plan *planfile.Plan) error {
 	b, err := json.MarshalIndent(plan, "", "  ")
 	if err != nil {
 		return err
@@ -152,9 +152,9 @@ func writePlan(files *guard.Files, out string, plan *planjson.Plan) error {
 }
 
 // markdown is the plan as PLAN.md shows it.
-func markdown(p *planjson.Plan) string {
+func markdown(p *planfile.Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{planjson.Wide: "Wide arm", planjson.Control: "Control arm", planjson.PartC: "Part C", planjson.PartB: "Part B judge calls"}[p.Kind])
+	fmt.Fprintf(&b, "# %s plan\n\n", map[string]string{planfile.Wide: "Wide arm", planfile.Control: "Control arm", planfile.PartC: "Part C", planfile.PartB: "Part B judge calls"}[p.Kind])
 	fmt.Fprintf(&b, "From `%s` with manifest `%s`, seed %d. %d samples, %d model calls.\n\n", p.Data, p.Manifest, p.Seed, p.Size.Samples, p.Size.Calls)
 	fmt.Fprintf(&b, "Estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling.\n\n",
 		p.Cost.EstimateUSD, p.Cost.UpperBoundUSD, p.Cost.SpentUSD, p.Cost.CeilingUSD)

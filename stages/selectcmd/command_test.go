@@ -17,7 +17,7 @@ import (
 	"empties/internal/ingest"
 	manifestpkg "empties/internal/manifest"
 	"empties/internal/measures"
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/testutil"
@@ -55,7 +55,7 @@ func demo(t *testing.T) string {
 
 func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
 
-func plan(t *testing.T, kind, data string) (planjson.Plan, []byte) {
+func plan(t *testing.T, kind, data string) (planfile.Plan, []byte) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kind)
 	var log bytes.Buffer
@@ -66,7 +66,7 @@ func plan(t *testing.T, kind, data string) (planjson.Plan, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p planjson.Plan
+	var p planfile.Plan
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatal(err)
 	}

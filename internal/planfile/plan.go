@@ -1,8 +1,8 @@
-// Package plan is the JSON form of a plan `empties select` writes (PLAN.json)
+// Package planfile is the JSON form of a plan `empties select` writes (PLAN.json)
 // and `empties rerun` runs: per group (one eval × route of a re-run arm, one
 // eval of Part C, one original log of Part B) the task, its arguments and
 // judges, the model and its settings, the samples and what to run of them.
-package plan
+package planfile
 
 import (
 	"errors"
