@@ -12,7 +12,7 @@
 // left out; an empty view with the same columns when the dataset lacks the
 // table); then the runner sets the run's variables (interval_level,
 // interval_z, bootstrap_seed, bootstrap_resamples) and builds the steps:
-// macros (rates.sql: the sample weight, rate, Wilson and percentile intervals), intermediate views and tables (study_replies,
+// macros (rates.sql: the sample weight, rate, Wilson and percentile intervals), intermediate views and tables (sql/intermediate/: study_replies,
 // priced_calls, tight_vs_default_samples), tables built in Go (reply_classes,
 // route_models, boot_tight_default) and the outputs.
 //
