@@ -29,16 +29,18 @@ func newAnalyzer(p *pkg) *analyzer {
 
 // Criterion 2 follows every way execution can reach a judge call, upward
 // from the call, and asks of each whether something on it keeps an empty or
-// refused reply away from the judge. A way ends guarded at
+// refused reply away from the judge: a screen (the pre-registration's
+// "guard"; internal/guard, the write safety, is another thing). A way ends
+// screened at
 //
 //   - a test of the completion (or of the model's stop_reason/refusal) that
 //     controls the judge call in the same function: an `if` around it, or an
 //     `if` before it whose body returns or raises;
 //   - a call to a package helper that makes such a test, in the same place;
-//   - a guard wrapper (preset_score_on_no_response, or any function that
+//   - a screening wrapper (preset_score_on_no_response, or any function that
 //     tests the completion and is handed the scorer as an argument).
 //
-// It ends unguarded where the scorer is handed to the framework (Task(...),
+// It ends unscreened (criterion 2's unguarded_judge) where the scorer is handed to the framework (Task(...),
 // a list of scorers, a library function) or where no caller is found under
 // PATH (a @scorer reached through the registry).
 
@@ -50,11 +52,11 @@ type step struct {
 
 // outcome is one way execution reaches a judge call.
 type outcome struct {
-	guarded bool
-	how     string   // the guard, or where an unguarded path enters
-	weak    []string // checks on the path that do not guard an empty text
-	steps   []step
-	scorer  bool // the path runs through a scorer
+	screened bool
+	how      string   // the screen, or where an unscreened path enters
+	weak     []string // checks on the path that do not screen an empty text
+	steps    []step
+	scorer   bool // the path runs through a scorer
 }
 
 const (
@@ -75,11 +77,11 @@ type walker struct {
 // reachSite returns the ways execution reaches site in f.
 func (w *walker) reachSite(f *function, site *node, depth int) []outcome {
 	here := step{f, site}
-	if how, ok := w.a.localGuard(f, site); ok {
-		return []outcome{{guarded: true, how: how, steps: []step{here}, scorer: w.a.isScorer(f)}}
+	if how, ok := w.a.localScreen(f, site); ok {
+		return []outcome{{screened: true, how: how, steps: []step{here}, scorer: w.a.isScorer(f)}}
 	}
 	if name := w.a.wrapperAround(f, site); name != "" {
-		return []outcome{{guarded: true, how: "wrapped by " + name, steps: []step{here}, scorer: w.a.isScorer(f)}}
+		return []outcome{{screened: true, how: "wrapped by " + name, steps: []step{here}, scorer: w.a.isScorer(f)}}
 	}
 	weak := w.a.weakChecks(f, site)
 	outs := w.reachFunc(f, depth)
@@ -143,7 +145,7 @@ func (w *walker) reachResult(g *function, depth int) []outcome {
 		case p.kind == "call" && r.n.field == "function":
 			got = w.flowValue(k, p, depth+1)
 		case w.a.wrapperAround(k, r.n) != "":
-			got = []outcome{{guarded: true, how: "wrapped by " + w.a.wrapperAround(k, r.n), steps: []step{{k, r.n}}}}
+			got = []outcome{{screened: true, how: "wrapped by " + w.a.wrapperAround(k, r.n), steps: []step{{k, r.n}}}}
 		default:
 			got = []outcome{{how: g.qual + " used as a value at " + r.mod.file + ":" + itoa(r.n.line()), steps: []step{{k, r.n}}}}
 		}
@@ -161,7 +163,7 @@ func (w *walker) flowValue(k *function, x *node, depth int) []outcome {
 	src := k.mod.src
 	here := step{k, x}
 	if name := w.a.wrapperAround(k, x); name != "" {
-		return []outcome{{guarded: true, how: "wrapped by " + name, steps: []step{here}}}
+		return []outcome{{screened: true, how: "wrapped by " + name, steps: []step{here}}}
 	}
 	if depth > 3*maxDepth { // a = b; b = a
 		return []outcome{{how: "value flow too long to follow at " + k.mod.file + ":" + itoa(x.line()), steps: []step{here}}}
@@ -423,7 +425,7 @@ func (a *analyzer) selfAttrRefs(k *function, left *node) []ref {
 	return out
 }
 
-// wrapperAround returns the name of a guard wrapper whose arguments contain
+// wrapperAround returns the name of a screening wrapper whose arguments contain
 // x (within k's own body), or "".
 func (a *analyzer) wrapperAround(k *function, x *node) string {
 	for n := x; n.parent != nil; n = n.parent {
@@ -433,10 +435,10 @@ func (a *analyzer) wrapperAround(k *function, x *node) string {
 		}
 		if p.kind == "call" && n.field == "arguments" {
 			callee := p.child("function")
-			if name := k.mod.baseName(callee); guardWrappers[name] {
+			if name := k.mod.baseName(callee); screenWrappers[name] {
 				return name
 			}
-			if g := k.resolveFunc(callee); g != nil && a.isGuardWrapper(g) {
+			if g := k.resolveFunc(callee); g != nil && a.isScreenWrapper(g) {
 				return g.qual
 			}
 		}
@@ -444,13 +446,13 @@ func (a *analyzer) wrapperAround(k *function, x *node) string {
 	return ""
 }
 
-func (a *analyzer) isGuardWrapper(g *function) bool {
+func (a *analyzer) isScreenWrapper(g *function) bool {
 	if v, ok := a.wrapperMemo[g]; ok {
 		return v
 	}
 	v := false
 	for _, f := range a.wrapperFacts(g) {
-		if f.guards() {
+		if f.screens() {
 			v = true
 		}
 	}
@@ -485,13 +487,13 @@ func (a *analyzer) callerSeeds(f *function) seeds {
 	return sd
 }
 
-// localGuard finds, in f's own body, a test that keeps an empty or refused
+// localScreen finds, in f's own body, a test that keeps an empty or refused
 // reply from reaching site: the completion (or the model's stop_reason or
 // refusal flag) tested in a condition that controls site, directly or in a
 // helper the condition calls.
-func (a *analyzer) localGuard(f *function, site *node) (string, bool) {
+func (a *analyzer) localScreen(f *function, site *node) (string, bool) {
 	for _, ft := range a.ownFacts(f, a.callerSeeds(f)) {
-		if ft.guards() && controls(f, ft.node, site) {
+		if ft.screens() && controls(f, ft.node, site) {
 			return ft.describe() + " at " + f.mod.file + ":" + itoa(ft.node.line()), true
 		}
 	}
@@ -511,7 +513,7 @@ func (a *analyzer) localGuard(f *function, site *node) (string, bool) {
 			return
 		}
 		for _, ft := range a.deepFacts(g, a.callSeeds(ctx, n, g), 0) {
-			if ft.guards() {
+			if ft.screens() {
 				how = "helper " + g.qual + " (" + g.where() + ") " + ft.describe() + ", called at " + f.mod.file + ":" + itoa(n.line())
 				return
 			}
