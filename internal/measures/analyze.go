@@ -47,12 +47,13 @@ import (
 	sqlfiles "empties/sql"
 )
 
-// Options configure an analyze run (the flags of `empties analyze`).
-type Options struct {
+// Config configures an analyze run (the flags of `empties analyze`).
+type Config struct {
 	Data                string
 	Manifest            string
 	AllowPreregMismatch bool
-	// ExamplesSeed and ExamplesPerClass drive class_examples' draw.
+	// ExamplesSeed and ExamplesPerClass drive class_examples' draw; 0 per
+	// class means DefaultExamplesPerClass.
 	ExamplesSeed     uint64
 	ExamplesPerClass int
 	// SQL is the analysis SQL; nil means the embedded sql/ files.
@@ -71,7 +72,7 @@ func ParamsFrom(m *manifest.Manifest) Params {
 }
 
 // Run analyzes the dataset and writes the outputs into it.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
+func Run(ctx context.Context, opts Config, w io.Writer) error {
 	if err := store.RequireTables("analyze", opts.Data, "replies"); err != nil {
 		return err
 	}

@@ -66,8 +66,8 @@ type Item struct {
 	rank uint64
 }
 
-// Options configure a draw.
-type Options struct {
+// Config configures a draw.
+type Config struct {
 	PerClass int      // replies per class, at most
 	Seed     int64    // seed of the draw
 	Classes  []string // only these classes (default all)
@@ -96,7 +96,7 @@ func (d Draw) Drawn(c string) int {
 // opts.Classes) from the dataset at data: the replies of lowest rank
 // (rankOf), leaving out those of superseded logs. Both tables are read
 // from one generation.
-func Select(ctx context.Context, data string, opts Options) (Draw, error) {
+func Select(ctx context.Context, data string, opts Config) (Draw, error) {
 	if opts.PerClass <= 0 {
 		return Draw{}, fmt.Errorf("sample: %d replies per class: must be positive", opts.PerClass)
 	}

@@ -6,6 +6,7 @@ package analyzecmd
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 
@@ -13,8 +14,25 @@ import (
 	"empties/internal/measures"
 )
 
-// Options configure an analyze run.
-type Options = measures.Options
+// Options configure an analyze run: the measures.Config its flags give.
+type Options struct {
+	measures.Config
+}
+
+// The flags run shares with analyze.
+const (
+	ExamplesSeedFlag     = "examples-seed"
+	ExamplesPerClassFlag = "examples-per-class"
+)
+
+// SharedFlags are --examples-seed and --examples-per-class, the draw of
+// class_examples, which run takes too.
+func SharedFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Uint64Flag{Name: ExamplesSeedFlag, Value: 1, Usage: "seed of the draw of class_examples"},
+		&cli.IntFlag{Name: ExamplesPerClassFlag, Value: measures.DefaultExamplesPerClass, Usage: "real replies class_examples draws per class (at least 1)"},
+	}
+}
 
 // Command returns the `analyze` subcommand.
 func Command() *cli.Command {
@@ -67,33 +85,35 @@ Examples:
    empties analyze --data out/explore --examples-seed 7 --examples-per-class 5
    empties sql "SELECT * FROM d1a_truncation WHERE share >= 0.01" --data data/study
    empties sql "SELECT output, status, missing_inputs FROM analyze_runs" --data data/study`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest and rescore", Required: true},
-			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of class_examples"},
-			&cli.IntFlag{Name: "examples-per-class", Value: measures.DefaultExamplesPerClass, Usage: "real replies class_examples draws per class"},
-		}, optionalManifest(cliutil.ManifestFlags(true))...),
+		Flags: slices.Concat([]cli.Flag{cliutil.NewDataFlag("written by ingest and rescore")},
+			SharedFlags(), cliutil.OptionalManifestFlags()),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			if n := c.Int("examples-per-class"); n < 1 {
-				return cliutil.Usagef("analyze: --examples-per-class must be at least 1, got %d", n)
-			}
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag),
-				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))}, c.Root().Writer)
+			return Run(ctx, Options{Config: measures.Config{Data: c.String(cliutil.DataFlag),
+				Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag),
+				ExamplesSeed: c.Uint64(ExamplesSeedFlag), ExamplesPerClass: c.Int(ExamplesPerClassFlag)}}, c.Root().Writer)
 		},
 	}
 }
 
-// optionalManifest makes --manifest optional: analyze runs the measures that
-// need no manifest without one.
-func optionalManifest(flags []cli.Flag) []cli.Flag {
-	for _, f := range flags {
-		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == cliutil.ManifestFlag {
-			sf.Required = false
-			sf.Usage = "experiment manifest `FILE`; without one, the measures that need it are skipped"
-		}
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("analyze", "--data DIR")
 	}
-	return flags
+	if o.ExamplesPerClass < 1 {
+		return cliutil.Usagef("analyze: --examples-per-class must be at least 1, got %d", o.ExamplesPerClass)
+	}
+	if o.AllowPreregMismatch && o.Manifest == "" {
+		return cliutil.Usagef("analyze: --allow-prereg-mismatch needs --manifest: without a manifest there is no pre-registration to accept")
+	}
+	return nil
 }
 
 // Run analyzes the dataset and writes the outputs into it, printing a
 // summary to w.
-func Run(ctx context.Context, opts Options, w io.Writer) error { return measures.Run(ctx, opts, w) }
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	return measures.Run(ctx, opts.Config, w)
+}

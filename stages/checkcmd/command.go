@@ -39,17 +39,26 @@ anything fails.
 
 Examples:
    empties check --data data/study`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-		},
+		Flags: []cli.Flag{cliutil.NewDataFlag("")},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String(cliutil.DataFlag)}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("check", "--data DIR")
+	}
+	return nil
+}
+
 // Run checks the dataset and prints what failed.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if err := store.RequireTables("check", opts.Data, "replies"); err != nil {
 		return err
 	}

@@ -38,13 +38,19 @@ Rules, in order (first match wins; class_rule records the rule and version):
 Examples:
    empties classify --data data/study
    empties sql "SELECT class_rule, count(*) FROM replies GROUP BY ALL" --data data/study`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-		},
+		Flags: []cli.Flag{cliutil.NewDataFlag("written by ingest")},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String(cliutil.DataFlag)}, c.Root().Writer)
 		},
 	}
+}
+
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("classify", "--data DIR")
+	}
+	return nil
 }
 
 func rulesHelp() string {
@@ -57,8 +63,8 @@ func rulesHelp() string {
 
 // Run reclassifies the dataset and prints the class counts.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if opts.Data == "" {
-		return cliutil.Usagef("classify: --data DIR is required")
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	if err := store.RequireTables("classify", opts.Data, "replies"); err != nil {
 		return err

@@ -16,11 +16,9 @@ import (
 	"empties/schema"
 )
 
-// Options configure decide.
+// Options configure decide: the decide.Config its flags give.
 type Options struct {
-	Data                string
-	Manifest            string
-	AllowPreregMismatch bool
+	decide.Config
 }
 
 // Command returns the `decide` subcommand.
@@ -37,21 +35,34 @@ logs) say "not enough data".
 Examples:
    empties decide --data data/study --manifest data/study.yaml
    empties sql "SELECT rule, verdict, recommendation FROM decisions" --data data/study`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-		}, cliutil.ManifestFlags(true)...),
+		Flags: append([]cli.Flag{cliutil.NewDataFlag("written by analyze")}, cliutil.ManifestFlags()...),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
+			return Run(ctx, Options{Config: decide.Config{Data: c.String(cliutil.DataFlag),
+				Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("decide", "--data DIR")
+	}
+	if o.Manifest == "" {
+		return cliutil.Required("decide", "--manifest FILE")
+	}
+	return nil
+}
+
 // Run decides and prints the summary.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if err := store.RequireTables("decide", opts.Data, "replies"); err != nil {
 		return err
 	}
-	rows, err := decide.Decide(ctx, decide.Config{Data: opts.Data, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch})
+	rows, err := decide.Decide(ctx, opts.Config)
 	if err != nil {
 		return err
 	}

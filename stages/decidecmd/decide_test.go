@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/decide"
 	"empties/internal/duck"
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/store"
@@ -60,7 +61,7 @@ func TestDecisionRulesUseManifestThresholds(t *testing.T) {
 	  ('gpqa_diamond', 'r1', 'default', 'capability', false, 0.5, 0.01, 0.02)) t(eval, route, arm, kind, is_primary, delta, pp_unit, p0_half_width)`)
 
 	var out bytes.Buffer
-	if err := decidecmd.Run(context.Background(), decidecmd.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, &out); err != nil {
+	if err := decidecmd.Run(context.Background(), decidecmd.Options{Config: decide.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}}, &out); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{

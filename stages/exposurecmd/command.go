@@ -58,26 +58,32 @@ Examples:
    empties exposure .venv/lib/python3.11/site-packages/inspect_evals --out data/study
    empties exposure ~/src/inspect_evals --out data/exposure-main
    duckdb -c "SELECT criterion_name, count(DISTINCT eval) FROM 'data/study/current/exposure/exposure.parquet' GROUP BY ALL"`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write results to `DIR`/exposure/", Required: true},
-		},
+		Flags: []cli.Flag{cliutil.NewOutFlag("dataset `DIR` to write the exposure table into")},
 		Action: func(ctx context.Context, c *cli.Command) error {
+			// the arguments' count, which Options cannot hold, is checked here
 			if c.Args().Len() != 1 {
 				return cliutil.Usagef("exposure: give one PATH (an inspect_evals source tree or package folder), got %d arguments", c.Args().Len())
 			}
-			opts := Options{Path: c.Args().First(), Out: c.String("out")}
-			return Run(ctx, opts, c.Root().Writer)
+			return Run(ctx, Options{Path: c.Args().First(), Out: c.String(cliutil.OutFlag)}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Path == "" {
+		return cliutil.Required("exposure", "PATH")
+	}
+	if o.Out == "" {
+		return cliutil.Required("exposure", "--out DIR")
+	}
+	return nil
+}
+
 // Run scans opts.Path and writes the tables under opts.Out/exposure/.
 func Run(ctx context.Context, opts Options, stdout io.Writer) error {
-	if opts.Path == "" {
-		return cliutil.Usagef("exposure: PATH is required")
-	}
-	if opts.Out == "" {
-		return cliutil.Usagef("exposure: --out DIR is required")
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	// The dataset may not be, hold or lie inside the scanned tree: checked
 	// before the scan.

@@ -29,6 +29,20 @@ type Options struct {
 	ProgressMode string // --progress: auto (on a terminal), always, never, json (a JSON object a line, for programs)
 }
 
+// The flags run shares with ingest.
+const (
+	ProgressFlag    = "progress"
+	AllAttemptsFlag = "all-attempts"
+)
+
+// SharedFlags are --progress and --all-attempts, which run takes too.
+func SharedFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: ProgressFlag, Value: "auto", Usage: "progress display: auto (on a terminal), always, never, or json (one JSON object a line on stderr: {\"progress\":\"ingest\",\"files\":3,\"total\":29,\"samples\":120,\"bytes\":52000}, for a program drawing its own bar)"},
+		&cli.BoolFlag{Name: AllAttemptsFlag, Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
+	}
+}
+
 // Command returns the `ingest` subcommand.
 func Command() *cli.Command {
 	return &cli.Command{
@@ -124,21 +138,20 @@ Examples:
    empties ingest logs/ --out data/every-attempt --all-attempts  # count retried attempts too
    empties ingest huge.eval --out data/huge --max-member-mb 6144   # one 5 GB sample
    AWS_ENDPOINT_URL=http://127.0.0.1:7070 empties ingest s3://logs/study/ --out data/study`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
+		Flags: append([]cli.Flag{
+			cliutil.NewOutFlag("dataset `DIR` to write"),
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Usage: "parallel sample decoders (0 = one per CPU)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress display: auto (on a terminal), always, never, or json (one JSON object a line on stderr: {\"progress\":\"ingest\",\"files\":3,\"total\":29,\"samples\":120,\"bytes\":52000}, for a program drawing its own bar)"},
-			&cli.BoolFlag{Name: "all-attempts", Usage: "count every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: inspect_ai's rules, newest attempt per task)"},
+		}, append(SharedFlags(),
 			&cli.IntFlag{Name: "max-member-mb", Value: evallog.DefaultMaxMember >> 20, Usage: "largest zip member or .json sample read, in `MiB` inflated; a log with a larger one fails, naming it"},
 			&cli.BoolFlag{Name: "full", Usage: "read every log file again, even those the dataset holds unchanged (default: only new and changed files)"},
 			&cli.StringFlag{Name: "compression", Value: store.DefaultCompression, Usage: "Parquet page compression of the files this run writes: " + strings.Join(store.Compressions, ", ") + " (zstd: about a quarter smaller, twice the CPU time to write; with --full or --compact every file)"},
 			&cli.BoolFlag{Name: "compact", Usage: fmt.Sprintf("rewrite every part file of replies, scores and model_calls into parts in the order a full ingest writes, reading no log again (default: a table's small parts, once it holds more than %d)", store.MaxSmallParts)},
-		},
+		)...),
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "paths", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Config: ingest.Config{Paths: c.StringArgs("paths"), Out: c.String("out"), Workers: c.Int("workers"), Compression: c.String("compression"),
-				AllAttempts: c.Bool("all-attempts"), Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20},
-				ProgressMode: c.String("progress")}
+			opts := Options{Config: ingest.Config{Paths: c.StringArgs("paths"), Out: c.String(cliutil.OutFlag), Workers: c.Int("workers"), Compression: c.String("compression"),
+				AllAttempts: c.Bool(AllAttemptsFlag), Full: c.Bool("full"), Compact: c.Bool("compact"), MaxMemberBytes: int64(c.Int("max-member-mb")) << 20},
+				ProgressMode: c.String(ProgressFlag)}
 			return Run(ctx, opts, c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
@@ -150,7 +163,10 @@ func (opts Options) Validate() error {
 		return cliutil.Usagef("ingest: no PATH given; name log files or folders, e.g. `empties ingest logs/ --out data/study`")
 	}
 	if opts.Out == "" {
-		return cliutil.Usagef("ingest: --out DIR is required")
+		return cliutil.Required("ingest", "--out DIR")
+	}
+	if opts.Workers < 0 {
+		return cliutil.Usagef("ingest: --workers must be 0 (one per CPU) or more, not %d", opts.Workers)
 	}
 	switch opts.ProgressMode {
 	case "", "auto", "always", "never", "json":

@@ -354,7 +354,7 @@ func studyDataset(t *testing.T, logs string) string {
 	if _, err := study.Rescore(ctx, study.Config{Data: data, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
-	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: m}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Config{Data: data, Manifest: m}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := decide.Decide(ctx, decide.Config{Data: data, Manifest: m}); err != nil {
@@ -368,7 +368,7 @@ func exploreDataset(t *testing.T, logs string) string {
 	t.Helper()
 	ctx := context.Background()
 	data := ingesttest.Dataset(t, logs)
-	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Config{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	return data

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/guard"
 	"empties/internal/report"
@@ -60,18 +61,32 @@ Examples:
    empties report --data data/study --out report/
    empties report --data out/explore --out out/explore/report`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR`", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused", Required: true},
+			cliutil.NewDataFlag(""),
+			cliutil.NewOutFlag("report folder `DIR`: new, empty, or an earlier report (whose files it replaces); anything else is refused"),
 			&cli.StringFlag{Name: "python", Usage: "Python `FILE` with vl-convert-python, which draws index.md's charts (default: $EMPTIES_PYTHON, ./.venv/bin/python, python3)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out"), Python: c.String("python")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String(cliutil.DataFlag), Out: c.String(cliutil.OutFlag), Python: c.String("python")}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("report", "--data DIR")
+	}
+	if o.Out == "" {
+		return cliutil.Required("report", "--out DIR")
+	}
+	return nil
+}
+
 // Run writes the report.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if err := store.RequireTables("report", opts.Data, "replies"); err != nil {
 		return err
 	}

@@ -20,8 +20,10 @@ import (
 	"empties/internal/rerun"
 )
 
-// Options configure a run of a plan: the command's flags.
-type Options = rerun.Config
+// Options configure a run of a plan: the rerun.Config its flags give.
+type Options struct {
+	rerun.Config
+}
 
 // OverBudgetFlag runs a plan over the ceiling; UnpricedFlag runs one with
 // calls no route prices.
@@ -80,7 +82,7 @@ Examples:
    empties rerun plans/partc.json --manifest data/study.yaml --log-dir logs/partc
    empties run logs/ plans/wide plans/partc --out data/study --manifest data/study.yaml`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` whose spend counts against the budget (default: the plan's)"},
+			cliutil.Optional(cliutil.NewDataFlag(""), "dataset `DIR` whose spend counts against the budget (default: the plan's)"),
 			&cli.StringFlag{Name: "log-dir", Usage: "log folder `DIR` (default: PLAN without .json); new, empty, or one rerun wrote"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the commands and the cost, run nothing"},
 			&cli.BoolFlag{Name: OverBudgetFlag, Usage: "run even if the plan may cross the manifest's budget ceiling"},
@@ -89,22 +91,38 @@ Examples:
 			&cli.StringFlag{Name: "harness", Usage: "Python `FILE` defining setup(group) and model(name, group, role), for simulated runs (the demo's mockllm models)"},
 			&cli.StringSliceFlag{Name: "tag", Usage: "tag `TAG` on every log (repeatable)"},
 			&cli.IntFlag{Name: "log-buffer", Usage: "`N` samples inspect_ai buffers before it writes them to the log (0: its own default)"},
-		}, cliutil.ManifestFlags(false)...),
+		}, cliutil.ManifestFlags()...),
 		Arguments: []cli.Argument{&cli.StringArg{Name: "plan"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Plan: c.StringArg("plan"), Manifest: c.String(cliutil.ManifestFlag), Data: c.String("data"),
+			return Run(ctx, Options{Config: rerun.Config{Plan: c.StringArg("plan"), Data: c.String(cliutil.DataFlag),
+				Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag),
 				LogDir: c.String("log-dir"), DryRun: c.Bool("dry-run"), AllowOverBudget: c.Bool(OverBudgetFlag), AllowUnpriced: c.Bool(UnpricedFlag),
-				Python: c.String("python"), Harness: c.String("harness"), Tags: c.StringSlice("tag"), LogBuffer: int(c.Int("log-buffer"))}, c.Root().Writer)
+				Python: c.String("python"), Harness: c.String("harness"), Tags: c.StringSlice("tag"), LogBuffer: c.Int("log-buffer")}}, c.Root().Writer)
 		},
 	}
 }
 
-// Run runs the plan.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if opts.Plan == "" {
+// Validate checks the options before any work; rerun.Load checks the
+// files they name.
+func (o Options) Validate() error {
+	if o.Plan == "" {
 		return cliutil.Usagef("rerun: name the plan to run: empties rerun PLAN.json --manifest FILE (write one with empties select)")
 	}
-	r, err := rerun.Load(opts)
+	if o.Manifest == "" {
+		return cliutil.Required("rerun", "--manifest FILE")
+	}
+	if o.LogBuffer < 0 {
+		return cliutil.Usagef("rerun: --log-buffer %d: give a number of samples, 1 or more (0: inspect_ai's default)", o.LogBuffer)
+	}
+	return nil
+}
+
+// Run runs the plan.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	r, err := rerun.Load(opts.Config)
 	if err != nil {
 		return err
 	}

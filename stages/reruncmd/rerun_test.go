@@ -18,6 +18,8 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/ingest"
 	"empties/internal/planfile"
+	"empties/internal/planner"
+	"empties/internal/rerun"
 	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/reruncmd"
@@ -37,7 +39,7 @@ func python(t *testing.T) string {
 	return py
 }
 
-func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
+func manifestFile(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
 
 func harness(t *testing.T) string {
 	return testutil.Path(t, "stages", "reruncmd", "testdata", "harness.py")
@@ -49,7 +51,7 @@ func ingestRescore(t *testing.T, out string, logs ...string) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifest(t)}); err != nil {
+	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifestFile(t)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -95,7 +97,7 @@ func (x xstest) group(ids []string, settings map[string]any, cost planfile.Group
 func (x xstest) write(t *testing.T, groups ...planfile.Group) (planPath, logDir string) {
 	t.Helper()
 	dir := filepath.Dir(x.Data)
-	p := planfile.Plan{Kind: planfile.Wide, Manifest: manifest(t), Data: x.Data, Groups: groups}
+	p := planfile.Plan{Kind: planfile.Wide, Manifest: manifestFile(t), Data: x.Data, Groups: groups}
 	planPath = filepath.Join(dir, "plans", "wide.json")
 	os.MkdirAll(filepath.Dir(planPath), 0o755)
 	b, _ := json.MarshalIndent(p, "", "  ")
@@ -147,7 +149,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 		planfile.GroupCost{EstimateUSD: 150, UpperBoundUSD: 250}))
 	callsFile := filepath.Join(dir, "calls.jsonl")
 	t.Setenv("EMPTIES_TEST_CALLS", callsFile)
-	opts := reruncmd.Options{Plan: planPath, Manifest: manifest(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}
+	opts := reruncmd.Options{Config: rerun.Config{Plan: planPath, Manifest: manifestFile(t), Harness: harness(t), LogBuffer: 1, AllowUnpriced: true}}
 	run := func(o reruncmd.Options) (string, error) {
 		var out bytes.Buffer
 		err := reruncmd.Run(context.Background(), o, &out)
@@ -165,7 +167,7 @@ func TestRerunResumesAfterAKillAndKeepsTheBudget(t *testing.T) {
 	if n := len(calls(t, callsFile)); n != 0 {
 		t.Errorf("a refused plan called the model %d times", n)
 	}
-	dry, err := run(reruncmd.Options{Plan: planPath, Manifest: manifest(t), DryRun: true})
+	dry, err := run(reruncmd.Options{Config: rerun.Config{Plan: planPath, Manifest: manifestFile(t), DryRun: true}})
 	if err != nil || !strings.Contains(dry, "a real run would be refused") || !strings.Contains(dry, "inspect eval-set inspect_evals/xstest") {
 		t.Errorf("dry run: %v\n%s", err, dry)
 	}
@@ -262,7 +264,7 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 	planOut := filepath.Join(dir, "plans", "partb")
 	os.MkdirAll(filepath.Dir(planOut), 0o755)
 	var sel bytes.Buffer
-	if err := selectcmd.Run(context.Background(), selectcmd.Options{Kind: "partb", Data: data, Manifest: manifest(t), Out: planOut}, &sel); err != nil {
+	if err := selectcmd.Run(context.Background(), selectcmd.Options{Config: planner.Config{Kind: "partb", Data: data, ManifestPath: manifestFile(t)}, Out: planOut}, &sel); err != nil {
 		t.Fatal(err)
 	}
 	p, err := planfile.Read(planOut + ".json")
@@ -276,7 +278,7 @@ func TestPartBGivesNeedsJudgeRowsTheirVerdict(t *testing.T) {
 	t.Setenv("EMPTIES_TEST_JUDGED", judged)
 	t.Setenv("EMPTIES_TEST_CALLS", filepath.Join(dir, "calls.jsonl"))
 	var out bytes.Buffer
-	if err := reruncmd.Run(context.Background(), reruncmd.Options{Plan: planOut + ".json", Manifest: manifest(t), Harness: harness(t), AllowUnpriced: true}, &out); err != nil {
+	if err := reruncmd.Run(context.Background(), reruncmd.Options{Config: rerun.Config{Plan: planOut + ".json", Manifest: manifestFile(t), Harness: harness(t), AllowUnpriced: true}}, &out); err != nil {
 		t.Fatalf("rerun partb: %v\n%s", err, out.String())
 	}
 	if c := calls(t, filepath.Join(dir, "calls.jsonl")); len(c) != 0 {
@@ -319,7 +321,7 @@ func TestFlagsAreCheckedBeforeWork(t *testing.T) {
 	dir := t.TempDir()
 	planPath := filepath.Join(dir, "partc.json")
 	os.WriteFile(planPath, []byte(`{"kind": "partc", "groups": [{"eval": "xstest_safe", "task": "inspect_evals/xstest", "samples": [{"id": "1", "id_type": "int", "forms": [{"name": "empty", "text": "", "repeats": 1}]}]}]}`), 0o644)
-	ok := reruncmd.Options{Plan: planPath, Manifest: manifest(t), Python: "/bin/sh"}
+	ok := reruncmd.Options{Config: rerun.Config{Plan: planPath, Manifest: manifestFile(t), Python: "/bin/sh"}}
 	with := func(f func(*reruncmd.Options)) reruncmd.Options { o := ok; f(&o); return o }
 	for _, c := range []struct {
 		name string
@@ -394,21 +396,21 @@ func TestNamesAndMoneyAreCheckedBeforeWork(t *testing.T) {
 		opts reruncmd.Options
 		want []string
 	}{
-		{"an eval that leaves the log folder", reruncmd.Options{Plan: write("escape", "wide", group("../../victim", "a/b", free))},
+		{"an eval that leaves the log folder", reruncmd.Options{Config: rerun.Config{Plan: write("escape", "wide", group("../../victim", "a/b", free))}},
 			[]string{"group 1 (../../victim a/b)", `eval "../../victim" is not a name`}},
-		{"a route that climbs to the root, in a dry run", reruncmd.Options{Plan: write("root", "wide", group("x", "../../../..", free)), DryRun: true},
+		{"a route that climbs to the root, in a dry run", reruncmd.Options{Config: rerun.Config{Plan: write("root", "wide", group("x", "../../../..", free)), DryRun: true}},
 			[]string{"group 1 (x ../../../..)", `route "../../../..": part ".." is not a name`}},
-		{"an absolute eval", reruncmd.Options{Plan: write("abs", "control", group("/etc", "a/b", free))}, []string{`eval "/etc" is not a name`}},
-		{"a group folder symlinked outside", reruncmd.Options{Plan: planted}, []string{"group 1 (wide xstest_safe × gpt-5-mini/openai-responses)", "outside the log folder"}},
-		{"a negative upper bound", reruncmd.Options{Plan: write("negative", "wide", group("x", "a/b", `{"estimate_usd": 0, "upper_bound_usd": -1000}`))},
+		{"an absolute eval", reruncmd.Options{Config: rerun.Config{Plan: write("abs", "control", group("/etc", "a/b", free))}}, []string{`eval "/etc" is not a name`}},
+		{"a group folder symlinked outside", reruncmd.Options{Config: rerun.Config{Plan: planted}}, []string{"group 1 (wide xstest_safe × gpt-5-mini/openai-responses)", "outside the log folder"}},
+		{"a negative upper bound", reruncmd.Options{Config: rerun.Config{Plan: write("negative", "wide", group("x", "a/b", `{"estimate_usd": 0, "upper_bound_usd": -1000}`))}},
 			[]string{"group 1 (x a/b): cost.upper_bound_usd is -1000"}},
-		{"a ceiling that is not a number", reruncmd.Options{Plan: write("ok", "wide", group("x", "a/b", free)), Manifest: nan, DryRun: true},
+		{"a ceiling that is not a number", reruncmd.Options{Config: rerun.Config{Plan: write("ok", "wide", group("x", "a/b", free)), Manifest: nan, DryRun: true}},
 			[]string{"budget: ceiling_usd is NaN"}},
 	}
 	before := testutil.Snapshot(t, dir)
 	for _, c := range cases {
 		if c.opts.Manifest == "" {
-			c.opts.Manifest = manifest(t)
+			c.opts.Manifest = manifestFile(t)
 		}
 		c.opts.Python = "/bin/sh"
 		var out bytes.Buffer
@@ -429,4 +431,32 @@ func TestNamesAndMoneyAreCheckedBeforeWork(t *testing.T) {
 	}
 	victim.Check(t, "plans naming the user's folder")
 	testutil.SameTree(t, "refused plans", before, testutil.Snapshot(t, dir))
+}
+
+// The manifest's check of its pre-registration names its override
+// ("override with --allow-prereg-mismatch"), and rerun takes it, as every
+// stage that loads the manifest does; it refused the flag.
+func TestRerunTakesThePreregOverride(t *testing.T) {
+	dir := t.TempDir()
+	studyDir := filepath.Join(dir, "data")
+	if err := os.CopyFS(studyDir, os.DirFS(testutil.Path(t, "data"))); err != nil {
+		t.Fatal(err)
+	}
+	prereg := filepath.Join(studyDir, "preregistration.txt")
+	b, err := os.ReadFile(prereg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(prereg, append(b, "\nAn amendment.\n"...), 0o644)
+	planPath := filepath.Join(dir, "partc.json")
+	os.WriteFile(planPath, []byte(`{"kind": "partc", "groups": [{"eval": "xstest_safe", "task": "inspect_evals/xstest", "samples": [{"id": "1", "id_type": "int", "forms": [{"name": "empty", "text": "", "repeats": 1}]}]}]}`), 0o644)
+	opts := reruncmd.Options{Config: rerun.Config{Plan: planPath, Manifest: filepath.Join(studyDir, "study.yaml"), DryRun: true}}
+	var out bytes.Buffer
+	if err := reruncmd.Run(context.Background(), opts, &out); err == nil || !strings.Contains(err.Error(), "override with --allow-prereg-mismatch") {
+		t.Fatalf("a pre-registration that differs: %v, want the manifest's refusal", err)
+	}
+	opts.AllowPreregMismatch = true
+	if err := reruncmd.Run(context.Background(), opts, &out); err != nil || !strings.Contains(out.String(), "dry run") {
+		t.Fatalf("with the override: %v\n%s", err, out.String())
+	}
 }

@@ -17,7 +17,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"empties/internal/guard"
-	manifestpkg "empties/internal/manifest"
+	"empties/internal/manifest"
 	"empties/internal/planfile"
 	"empties/internal/rerun"
 	"empties/internal/testutil"
@@ -72,7 +72,7 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 		out *testutil.SyncBuffer
 	}
 	start := func(env ...string) proc {
-		cmd := exec.CommandContext(ctx, bin, "rerun", planPath, "--manifest", manifest(t), "--harness", harness(t), "--python", py,
+		cmd := exec.CommandContext(ctx, bin, "rerun", planPath, "--manifest", manifestFile(t), "--harness", harness(t), "--python", py,
 			"--log-buffer", "1", "--allow-unpriced")
 		cmd.Env = append(os.Environ(), append([]string{"EMPTIES_TEST_CALLS=" + callsFile, "EMPTIES_TEST_STOP_GRACE=10m", "EMPTIES_TEST_ORPHAN_GRACE=10m"}, env...)...)
 		out := &testutil.SyncBuffer{}
@@ -156,7 +156,7 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 	if pid == 0 || !alive(pid) {
 		t.Fatalf("no runner holds the folder after empties was killed (pid %d)", pid)
 	}
-	second, err := exec.CommandContext(ctx, bin, "rerun", planPath, "--manifest", manifest(t), "--harness", harness(t), "--python", py, "--allow-unpriced").CombinedOutput()
+	second, err := exec.CommandContext(ctx, bin, "rerun", planPath, "--manifest", manifestFile(t), "--harness", harness(t), "--python", py, "--allow-unpriced").CombinedOutput()
 	if code(err) != 1 || !strings.Contains(string(second), fmt.Sprintf("pid %d, running", pid)) || !strings.Contains(string(second), "kill -INT") {
 		t.Errorf("a second rerun while the runner lives: exit %d, want 1 and a refusal naming pid %d:\n%s", code(err), pid, second)
 	}
@@ -234,7 +234,7 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 	if lost != 1 {
 		t.Errorf("the harness saw %d calls of the model under test, the logs hold %s once each: %d in no log, want 1 (phase 3's)", len(all), inLogs[2], lost)
 	}
-	m, err := manifestpkg.Load(manifest(t), manifestpkg.Options{})
+	m, err := manifest.Load(manifestFile(t), manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

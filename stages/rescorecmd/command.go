@@ -17,11 +17,9 @@ import (
 	"empties/schema"
 )
 
-// Options configure a rescore run.
+// Options configure a rescore run: the study.Config its flags give.
 type Options struct {
-	Data                string
-	Manifest            string
-	AllowPreregMismatch bool
+	study.Config
 }
 
 // Command returns the `rescore` subcommand.
@@ -48,21 +46,34 @@ Examples:
    empties rescore --data data/study --manifest data/study.yaml
    empties check --data data/study
    empties sql "SELECT * FROM headlines WHERE eval = 'xstest_safe'" --data data/study`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-		}, cliutil.ManifestFlags(true)...),
+		Flags: append([]cli.Flag{cliutil.NewDataFlag("written by ingest")}, cliutil.ManifestFlags()...),
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}, c.Root().Writer)
+			return Run(ctx, Options{Config: study.Config{Data: c.String(cliutil.DataFlag),
+				Manifest: c.String(cliutil.ManifestFlag), AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag)}}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("rescore", "--data DIR")
+	}
+	if o.Manifest == "" {
+		return cliutil.Required("rescore", "--manifest FILE")
+	}
+	return nil
+}
+
 // Run re-scores the dataset and prints the summary.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if err := store.RequireTables("rescore", opts.Data, "replies"); err != nil {
 		return err
 	}
-	res, err := study.Rescore(ctx, study.Config{Data: opts.Data, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch})
+	res, err := study.Rescore(ctx, opts.Config)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/manifest"
 	"empties/internal/store"
+	"empties/internal/study"
 	"empties/internal/testutil"
 	"empties/stages/checkcmd"
 	"empties/stages/rescorecmd"
@@ -29,7 +30,7 @@ func ingested(t *testing.T) string {
 func rescored(t *testing.T, dir string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := rescorecmd.Run(context.Background(), rescorecmd.Options{Data: dir, Manifest: testutil.Path(t, "stages", "rescorecmd", "testdata", "manifest.yaml")}, &out); err != nil {
+	if err := rescorecmd.Run(context.Background(), rescorecmd.Options{Config: study.Config{Data: dir, Manifest: testutil.Path(t, "stages", "rescorecmd", "testdata", "manifest.yaml")}}, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -153,7 +154,7 @@ func TestManifestErrorsNameFileAndLine(t *testing.T) {
 func TestStudyProfilesReproduceRealMetrics(t *testing.T) {
 	dir := ingesttest.Dataset(t, testutil.Path(t, "testdata", "profiles"))
 	var out bytes.Buffer
-	if err := rescorecmd.Run(context.Background(), rescorecmd.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, &out); err != nil {
+	if err := rescorecmd.Run(context.Background(), rescorecmd.Options{Config: study.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}}, &out); err != nil {
 		t.Fatal(err)
 	}
 	rows := testutil.Query(t, dir, `SELECT eval, status, stored, recomputed, detail FROM p0_check ORDER BY eval`)

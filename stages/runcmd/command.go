@@ -12,13 +12,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/decide"
 	"empties/internal/guard"
 	"empties/internal/ingest"
 	"empties/internal/measures"
+	"empties/internal/study"
 	"empties/stages/analyzecmd"
 	"empties/stages/checkcmd"
 	"empties/stages/decidecmd"
@@ -39,7 +42,7 @@ type Options struct {
 	Progress            string // ingest's progress display
 	AllAttempts         bool   // ingest counts every file, superseded attempts included
 	ExamplesSeed        uint64
-	ExamplesPerClass    int
+	ExamplesPerClass    int // at least 1 (the flag's default: measures.DefaultExamplesPerClass)
 }
 
 // Command returns the `run` subcommand.
@@ -76,73 +79,90 @@ Examples:
    empties run logs/ --out out/explore --report out/explore-report
    empties run data/demo/logs --out out/demo --manifest data/study.yaml --inspect-evals .venv/lib/python3.11/site-packages/inspect_evals`,
 		ArgsUsage: "LOGS...",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "dataset `DIR` to write", Required: true},
+		Flags: slices.Concat([]cli.Flag{
+			cliutil.NewOutFlag("dataset `DIR` to write"),
 			&cli.StringFlag{Name: "report", Usage: "report folder `DIR`: new, empty, or an earlier report (default: OUT/report)"},
 			&cli.StringFlag{Name: "inspect-evals", Usage: "inspect_evals source tree or package `DIR` to scan for exposure (default: no scan)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "ingest's progress display: auto (on a terminal), always, never, or json (a JSON object a line on stderr, as ingest --progress json)"},
-			&cli.BoolFlag{Name: "all-attempts", Usage: "ingest counts every log file: older attempts, crashed logs beside their recovered copy and merged shards too (default: the newest attempt per task)"},
-			&cli.Uint64Flag{Name: "examples-seed", Value: 1, Usage: "seed of the draw of examples per class"},
-			&cli.IntFlag{Name: "examples-per-class", Value: measures.DefaultExamplesPerClass, Usage: "real replies drawn per class"},
-			&cli.StringFlag{Name: cliutil.ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`; without one, the stages and measures that need it are skipped"},
-			&cli.BoolFlag{Name: cliutil.AllowPreregMismatchFlag, Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"},
-		},
+		}, ingestcmd.SharedFlags(), analyzecmd.SharedFlags(), cliutil.OptionalManifestFlags()),
 		Arguments: []cli.Argument{&cli.StringArgs{Name: "logs", Min: 0, Max: -1}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			logs := c.StringArgs("logs")
-			if len(logs) == 0 {
-				return cliutil.Usagef("run: give one or more LOGS (files or folders), e.g. empties run logs/ --out out/explore")
-			}
-			if n := c.Int("examples-per-class"); n < 1 {
-				return cliutil.Usagef("run: --examples-per-class must be at least 1, got %d", n)
-			}
-			return Run(ctx, Options{Logs: logs, Out: c.String("out"), Manifest: c.String(cliutil.ManifestFlag),
+			return Run(ctx, Options{Logs: c.StringArgs("logs"), Out: c.String(cliutil.OutFlag), Manifest: c.String(cliutil.ManifestFlag),
 				AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag), Report: c.String("report"),
-				InspectEvals: c.String("inspect-evals"), Progress: c.String("progress"), AllAttempts: c.Bool("all-attempts"),
-				ExamplesSeed: c.Uint64("examples-seed"), ExamplesPerClass: int(c.Int("examples-per-class"))},
+				InspectEvals: c.String("inspect-evals"), Progress: c.String(ingestcmd.ProgressFlag), AllAttempts: c.Bool(ingestcmd.AllAttemptsFlag),
+				ExamplesSeed: c.Uint64(analyzecmd.ExamplesSeedFlag), ExamplesPerClass: c.Int(analyzecmd.ExamplesPerClassFlag)},
 				c.Root().Writer, c.Root().ErrWriter)
 		},
 	}
 }
 
-// Stage is one step of the run.
+// Stage is one step of the run: its options, which the run checks before
+// the first stage starts, and its stage's Run over them.
 type Stage struct {
-	Name string
-	run  func(ctx context.Context, stdout, stderr io.Writer) error
+	Name    string
+	Options interface{ Validate() error }
+	run     func(ctx context.Context, stdout, stderr io.Writer) error
 }
 
 // Stages lists the stages a run with these options goes through, in order.
 func Stages(opts Options) []Stage {
 	manifest := opts.Manifest != ""
 	var st []Stage
-	add := func(name string, when bool, fn func(ctx context.Context, stdout, stderr io.Writer) error) {
+	add := func(name string, when bool, o interface{ Validate() error }, fn func(ctx context.Context, stdout, stderr io.Writer) error) {
 		if when {
-			st = append(st, Stage{name, fn})
+			st = append(st, Stage{name, o, fn})
 		}
 	}
-	add("ingest", true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return ingestcmd.Run(ctx, ingestcmd.Options{Config: ingest.Config{Paths: opts.Logs, Out: opts.Out, AllAttempts: opts.AllAttempts}, ProgressMode: opts.Progress}, stdout, stderr)
+	ing := ingestcmd.Options{Config: ingest.Config{Paths: opts.Logs, Out: opts.Out, AllAttempts: opts.AllAttempts}, ProgressMode: opts.Progress}
+	add("ingest", true, ing, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return ingestcmd.Run(ctx, ing, stdout, stderr)
 	})
-	add("rescore", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
-		return rescorecmd.Run(ctx, rescorecmd.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
+	resc := rescorecmd.Options{Config: study.Config{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}}
+	add("rescore", manifest, resc, func(ctx context.Context, stdout, _ io.Writer) error {
+		return rescorecmd.Run(ctx, resc, stdout)
 	})
-	add("check", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
-		return checkcmd.Run(ctx, checkcmd.Options{Data: opts.Out}, stdout)
+	chk := checkcmd.Options{Data: opts.Out}
+	add("check", manifest, chk, func(ctx context.Context, stdout, _ io.Writer) error {
+		return checkcmd.Run(ctx, chk, stdout)
 	})
-	add("analyze", true, func(ctx context.Context, stdout, _ io.Writer) error {
-		return analyzecmd.Run(ctx, analyzecmd.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch,
-			ExamplesSeed: opts.ExamplesSeed, ExamplesPerClass: opts.ExamplesPerClass}, stdout)
+	an := analyzecmd.Options{Config: measures.Config{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch,
+		ExamplesSeed: opts.ExamplesSeed, ExamplesPerClass: opts.ExamplesPerClass}}
+	add("analyze", true, an, func(ctx context.Context, stdout, _ io.Writer) error {
+		return analyzecmd.Run(ctx, an, stdout)
 	})
-	add("exposure", opts.InspectEvals != "", func(ctx context.Context, stdout, _ io.Writer) error {
-		return exposurecmd.Run(ctx, exposurecmd.Options{Path: opts.InspectEvals, Out: opts.Out}, stdout)
+	exp := exposurecmd.Options{Path: opts.InspectEvals, Out: opts.Out}
+	add("exposure", opts.InspectEvals != "", exp, func(ctx context.Context, stdout, _ io.Writer) error {
+		return exposurecmd.Run(ctx, exp, stdout)
 	})
-	add("decide", manifest, func(ctx context.Context, stdout, _ io.Writer) error {
-		return decidecmd.Run(ctx, decidecmd.Options{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}, stdout)
+	dec := decidecmd.Options{Config: decide.Config{Data: opts.Out, Manifest: opts.Manifest, AllowPreregMismatch: opts.AllowPreregMismatch}}
+	add("decide", manifest, dec, func(ctx context.Context, stdout, _ io.Writer) error {
+		return decidecmd.Run(ctx, dec, stdout)
 	})
-	add("report", true, func(ctx context.Context, stdout, _ io.Writer) error {
-		return reportcmd.Run(ctx, reportcmd.Options{Data: opts.Out, Out: ReportDir(opts), Avoid: opts.Logs}, stdout)
+	rep := reportcmd.Options{Data: opts.Out, Out: ReportDir(opts), Avoid: opts.Logs}
+	add("report", true, rep, func(ctx context.Context, stdout, _ io.Writer) error {
+		return reportcmd.Run(ctx, rep, stdout)
 	})
 	return st
+}
+
+// Validate checks the options before any work: run's own, then each of its
+// stages' options (a stage's mistake is found before the first stage
+// starts, not when the run reaches it).
+func (o Options) Validate() error {
+	if len(o.Logs) == 0 {
+		return cliutil.Usagef("run: give one or more LOGS (files or folders), e.g. empties run logs/ --out out/explore")
+	}
+	if err := mustExist("--manifest", o.Manifest, false); err != nil {
+		return err
+	}
+	if err := mustExist("--inspect-evals", o.InspectEvals, true); err != nil {
+		return err
+	}
+	for _, st := range Stages(o) {
+		if err := st.Options.Validate(); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+	}
+	return nil
 }
 
 // mustExist checks that a flag's path (if given) is a file, or a folder.
@@ -183,14 +203,7 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs the stages in order.
 func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
-	// Every flag is checked before the first stage starts.
-	if err := (ingestcmd.Options{Config: ingest.Config{Paths: opts.Logs, Out: opts.Out}, ProgressMode: opts.Progress}).Validate(); err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	if err := mustExist("--manifest", opts.Manifest, false); err != nil {
-		return err
-	}
-	if err := mustExist("--inspect-evals", opts.InspectEvals, true); err != nil {
+	if err := opts.Validate(); err != nil {
 		return err
 	}
 	// Both outputs are checked before any stage runs: the dataset may not

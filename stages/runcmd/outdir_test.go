@@ -33,7 +33,7 @@ func TestRunRefusesBeforeAnyWork(t *testing.T) {
 		{"--out inside the logs", filepath.Join(logs, "ds"), ""},
 		{"--out the logs' parent", base, ""},
 	} {
-		err := runcmd.Run(context.Background(), runcmd.Options{Logs: []string{logs}, Out: c.out, Report: c.report, Progress: "never"}, io.Discard, io.Discard)
+		err := runcmd.Run(context.Background(), runcmd.Options{Logs: []string{logs}, Out: c.out, Report: c.report, Progress: "never", ExamplesPerClass: 1}, io.Discard, io.Discard)
 		var r *guard.Refusal
 		if !errors.As(err, &r) {
 			t.Errorf("%s: %v, want a refusal", c.name, err)

@@ -45,7 +45,7 @@ func TestStagesDependOnTheManifest(t *testing.T) {
 func TestRunWithoutManifest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ds")
 	var stdout, stderr bytes.Buffer
-	err := runcmd.Run(context.Background(), runcmd.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out, Progress: "never"}, &stdout, &stderr)
+	err := runcmd.Run(context.Background(), runcmd.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out, Progress: "never", ExamplesPerClass: 1}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -82,7 +82,7 @@ func TestRunWithoutManifest(t *testing.T) {
 	os.WriteFile(filepath.Join(logs, "broken.eval"), []byte("not a zip"), 0o644)
 	stdout.Reset()
 	report := filepath.Join(t.TempDir(), "elsewhere")
-	err = runcmd.Run(context.Background(), runcmd.Options{Logs: []string{logs}, Out: filepath.Join(t.TempDir(), "ds2"), Report: report, Progress: "never"}, &stdout, &stderr)
+	err = runcmd.Run(context.Background(), runcmd.Options{Logs: []string{logs}, Out: filepath.Join(t.TempDir(), "ds2"), Report: report, Progress: "never", ExamplesPerClass: 1}, &stdout, &stderr)
 	var partial *cliutil.PartialError
 	if !errors.As(err, &partial) {
 		t.Fatalf("err = %v, want the ingest PartialError", err)
@@ -99,7 +99,7 @@ func TestRunStopsAtTheFailingStage(t *testing.T) {
 	os.WriteFile(manifest, []byte("routes: [unclosed\n"), 0o644) // exists, so only rescore finds it wrong
 	var stdout, stderr bytes.Buffer
 	err := runcmd.Run(context.Background(), runcmd.Options{Logs: []string{testutil.Path(t, "testdata", "profiles")}, Out: out,
-		Manifest: manifest, Progress: "never"}, &stdout, &stderr)
+		Manifest: manifest, Progress: "never", ExamplesPerClass: 1}, &stdout, &stderr)
 	var se *runcmd.StageError
 	if !errors.As(err, &se) || se.Stage != "rescore" || !strings.Contains(err.Error(), "run stopped at stage rescore") {
 		t.Fatalf("err = %v, want a StageError at rescore", err)
@@ -123,7 +123,7 @@ func TestRunChecksFlagsFirst(t *testing.T) {
 		{"--inspect-evals", runcmd.Options{InspectEvals: logs}, "is a file; name a folder"},
 	} {
 		out := filepath.Join(t.TempDir(), "ds")
-		c.opts.Logs, c.opts.Out = []string{logs}, out
+		c.opts.Logs, c.opts.Out, c.opts.ExamplesPerClass = []string{logs}, out, 1
 		var stdout bytes.Buffer
 		err := runcmd.Run(context.Background(), c.opts, &stdout, io.Discard)
 		var usage *cliutil.UsageError

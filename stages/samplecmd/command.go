@@ -21,13 +21,12 @@ import (
 	"empties/internal/store"
 )
 
-// Options configure a draw.
+// Options configure a draw: the sample.Config its flags give, the dataset
+// it draws from and the folder the files go to.
 type Options struct {
-	Data     string
-	Out      string // folder for the files; default DATA/review
-	PerClass int
-	Seed     int64
-	Classes  []string // only these classes (default all)
+	sample.Config
+	Data string
+	Out  string // folder for the files; default DATA/review
 }
 
 // Item is one reply of the review set (internal/sample.Item).
@@ -56,23 +55,34 @@ Examples:
    empties sample --per-class 50 --seed 1 --data data/study
    empties sample --per-class 10 --seed 2 --data data/study --class filtered --class error_text`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
-			&cli.StringFlag{Name: "out", Usage: "folder for the review files (default DATA/review)"},
+			cliutil.NewDataFlag("written by ingest"),
+			cliutil.Optional(cliutil.NewOutFlag(""), "`DIR` for the review files (default DATA/review)"),
 			&cli.IntFlag{Name: "per-class", Value: 50, Usage: "replies per class"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the draw"},
 			&cli.StringSliceFlag{Name: "class", Usage: "only this class (repeatable)"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Data: c.String("data"), Out: c.String("out"), PerClass: c.Int("per-class"),
-				Seed: c.Int64("seed"), Classes: c.StringSlice("class")}, c.Root().Writer)
+			return Run(ctx, Options{Data: c.String(cliutil.DataFlag), Out: c.String(cliutil.OutFlag),
+				Config: sample.Config{PerClass: c.Int("per-class"), Seed: c.Int64("seed"), Classes: c.StringSlice("class")}}, c.Root().Writer)
 		},
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Required("sample", "--data DIR")
+	}
+	if o.PerClass <= 0 {
+		return cliutil.Usagef("sample: --per-class must be positive, not %d", o.PerClass)
+	}
+	return nil
+}
+
 // Run draws the set and writes the files.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if opts.PerClass <= 0 {
-		return cliutil.Usagef("sample: --per-class must be positive")
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	if err := store.RequireTables("sample", opts.Data, "replies"); err != nil {
 		return err
@@ -88,7 +98,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer folder.Close()
-	d, err := sample.Select(ctx, opts.Data, sample.Options{PerClass: opts.PerClass, Seed: opts.Seed, Classes: opts.Classes})
+	d, err := sample.Select(ctx, opts.Data, opts.Config)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"empties/internal/guard"
 	"empties/internal/ingest/ingesttest"
+	"empties/internal/sample"
 	"empties/internal/testutil"
 	"empties/stages/samplecmd"
 )
@@ -24,7 +25,7 @@ func TestReviewFolderIsGuarded(t *testing.T) {
 	mine := testutil.NewUserTree(t, filepath.Join(base, "mine"))
 	for _, seed := range []int64{1, 2} {
 		var buf bytes.Buffer
-		if err := samplecmd.Run(context.Background(), samplecmd.Options{Data: data, PerClass: 2, Seed: seed}, &buf); err != nil {
+		if err := samplecmd.Run(context.Background(), samplecmd.Options{Config: sample.Config{PerClass: 2, Seed: seed}, Data: data}, &buf); err != nil {
 			t.Fatal(err) // the default folder, DATA/review
 		}
 		draw(t, data, filepath.Join(data, "review"), seed, 2) // the same, named
@@ -37,7 +38,7 @@ func TestReviewFolderIsGuarded(t *testing.T) {
 	dataTree := testutil.WitnessTree(t, data)
 	for _, out := range []string{mine.Dir, data, filepath.Join(data, "current"), filepath.Join(data, "gen", "review")} {
 		var buf bytes.Buffer
-		err := samplecmd.Run(context.Background(), samplecmd.Options{Data: data, Out: out, PerClass: 2, Seed: 1}, &buf)
+		err := samplecmd.Run(context.Background(), samplecmd.Options{Config: sample.Config{PerClass: 2, Seed: 1}, Data: data, Out: out}, &buf)
 		var r *guard.Refusal
 		if !errors.As(err, &r) {
 			t.Errorf("sample --out %s: %v, want a refusal", out, err)

@@ -20,7 +20,7 @@ import (
 func draw(t *testing.T, data, out string, seed int64, per int) []samplecmd.Item {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := samplecmd.Run(context.Background(), samplecmd.Options{Data: data, Out: out, PerClass: per, Seed: seed}, &buf); err != nil {
+	if err := samplecmd.Run(context.Background(), samplecmd.Options{Config: sample.Config{PerClass: per, Seed: seed}, Data: data, Out: out}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, "review-seed"+strconv.FormatInt(seed, 10)+".jsonl"))
@@ -46,7 +46,7 @@ func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 	out := t.TempDir()
 	items := draw(t, data, out, 5, 50)
 	// The JSONL holds the draw, in its order.
-	d, err := sample.Select(context.Background(), data, sample.Options{PerClass: 50, Seed: 5})
+	d, err := sample.Select(context.Background(), data, sample.Config{PerClass: 50, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

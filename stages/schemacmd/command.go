@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -51,6 +52,17 @@ Examples:
 	}
 }
 
+// Formats are the values of --format.
+var Formats = []string{"text", "markdown", "json"}
+
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if !slices.Contains(Formats, o.Format) {
+		return cliutil.Usagef("schema: --format must be text, markdown or json, not %q", o.Format)
+	}
+	return nil
+}
+
 // shownAs is how a page heads and formats a column ("non-answers", percent:
 // ), "" for a column no page shows.
 func shownAs(c schema.Column) string {
@@ -74,6 +86,9 @@ func shownAs(c schema.Column) string {
 
 // Run prints the schema.
 func Run(_ context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	tables, err := catalog.Tables()
 	if err != nil {
 		return err
@@ -126,8 +141,6 @@ func Run(_ context.Context, opts Options, w io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(w, string(b))
-	default:
-		return cliutil.Usagef("schema: --format must be text, markdown or json, not %q", opts.Format)
 	}
 	return nil
 }

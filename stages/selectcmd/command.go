@@ -23,12 +23,13 @@ import (
 	"empties/internal/store"
 )
 
-// Options configure a plan.
+// Options configure a plan: the planner.Config its flags give (Run loads
+// Config.Manifest from Config.ManifestPath itself), the override of the
+// manifest's pre-registration check, and where the plan goes.
 type Options struct {
-	Kind     string // wide, control, partc
-	Data     string
-	Manifest string
-	Out      string // PLAN: writes PLAN.md and PLAN.json
+	planner.Config
+	AllowPreregMismatch bool
+	Out                 string // PLAN: writes PLAN.md and PLAN.json
 }
 
 // Command returns the `select` subcommand.
@@ -64,30 +65,45 @@ Examples:
    empties select partb --data data/study --manifest data/study.yaml --out plans/partb
    empties rerun plans/wide.json --manifest data/study.yaml`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` (after rescore)", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plan path `PLAN` (writes PLAN.md and PLAN.json)", Required: true},
-		}, cliutil.ManifestFlags(false)...),
+			cliutil.NewDataFlag("written by ingest and rescore"),
+			cliutil.NewOutFlag("plan path `PLAN` (writes PLAN.md and PLAN.json)"),
+		}, cliutil.ManifestFlags()...),
 		Arguments: []cli.Argument{&cli.StringArg{Name: "kind"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return Run(ctx, Options{Kind: c.StringArg("kind"), Data: c.String("data"), Manifest: c.String(cliutil.ManifestFlag), Out: c.String("out")}, c.Root().Writer)
+			return Run(ctx, Options{Config: planner.Config{Kind: c.StringArg("kind"), Data: c.String(cliutil.DataFlag), ManifestPath: c.String(cliutil.ManifestFlag)},
+				AllowPreregMismatch: c.Bool(cliutil.AllowPreregMismatchFlag), Out: c.String(cliutil.OutFlag)}, c.Root().Writer)
 		},
 	}
 }
 
-// Run writes the plan.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
-	switch opts.Kind {
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	switch o.Kind {
 	case planfile.Wide, planfile.Control, planfile.PartC, planfile.PartB:
 	case "":
 		return cliutil.Usagef("select: say what to plan: wide, control, partc or partb")
 	default:
-		return cliutil.Usagef("select: %q: plans are wide, control, partc and partb", opts.Kind)
+		return cliutil.Usagef("select: %q: plans are wide, control, partc and partb", o.Kind)
+	}
+	if o.Data == "" {
+		return cliutil.Required("select", "--data DIR")
+	}
+	if o.ManifestPath == "" {
+		return cliutil.Required("select", "--manifest FILE")
+	}
+	if o.Out == "" {
+		return cliutil.Required("select", "--out PLAN (it writes PLAN.md and PLAN.json)")
+	}
+	return nil
+}
+
+// Run writes the plan.
+func Run(ctx context.Context, opts Options, w io.Writer) error {
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	if err := store.RequireTables("select", opts.Data, "reply_outcomes"); err != nil {
 		return err
-	}
-	if opts.Out == "" {
-		return cliutil.Usagef("select: --out PLAN is required (it writes PLAN.md and PLAN.json)")
 	}
 	// PLAN.md and PLAN.json are checked before any work: new, or plans
 	// empties wrote (they begin with its mark), never a user's file.
@@ -97,11 +113,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return err
 	}
 	defer files.Close()
-	m, err := manifest.Load(opts.Manifest, manifest.Options{})
-	if err != nil {
+	cfg := opts.Config
+	if cfg.Manifest, err = manifest.Load(cfg.ManifestPath, manifest.Options{AllowPreregMismatch: opts.AllowPreregMismatch}); err != nil {
 		return err
 	}
-	plan, err := planner.Select(ctx, planner.Config{Kind: opts.Kind, Data: opts.Data, Manifest: m, ManifestPath: opts.Manifest})
+	plan, err := planner.Select(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -123,7 +139,11 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "wrote %s.md and %s.json (run it with `empties rerun %s.json --manifest %s`)\n", opts.Out, opts.Out, opts.Out, opts.Manifest)
+	override := ""
+	if opts.AllowPreregMismatch {
+		override = " --" + cliutil.AllowPreregMismatchFlag
+	}
+	fmt.Fprintf(w, "wrote %s.md and %s.json (run it with `empties rerun %s.json --manifest %s%s`)\n", opts.Out, opts.Out, opts.Out, opts.ManifestPath, override)
 	return nil
 }
 

@@ -15,13 +15,13 @@ import (
 	"testing"
 
 	"empties/internal/ingest"
-	manifestpkg "empties/internal/manifest"
+	"empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/planfile"
+	"empties/internal/planner"
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/testutil"
-
 	"empties/stages/selectcmd"
 )
 
@@ -44,7 +44,7 @@ func demo(t *testing.T) string {
 		ctx := context.Background()
 		demoErr = ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: demoDir})
 		if demoErr == nil {
-			_, demoErr = study.Rescore(ctx, study.Config{Data: demoDir, Manifest: manifest(t)})
+			_, demoErr = study.Rescore(ctx, study.Config{Data: demoDir, Manifest: manifestFile(t)})
 		}
 	})
 	if demoErr != nil {
@@ -53,13 +53,13 @@ func demo(t *testing.T) string {
 	return demoDir
 }
 
-func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
+func manifestFile(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
 
 func plan(t *testing.T, kind, data string) (planfile.Plan, []byte) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kind)
 	var log bytes.Buffer
-	if err := selectcmd.Run(context.Background(), selectcmd.Options{Kind: kind, Data: data, Manifest: manifest(t), Out: out}, &log); err != nil {
+	if err := selectcmd.Run(context.Background(), selectcmd.Options{Config: planner.Config{Kind: kind, Data: data, ManifestPath: manifestFile(t)}, Out: out}, &log); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(out + ".json")
@@ -179,7 +179,7 @@ func TestPairingReportsBothMismatches(t *testing.T) {
 	copyDataset(t, src, data)
 	plan(t, "wide", data)
 	plan(t, "control", data)
-	if _, err := study.Rescore(context.Background(), study.Config{Data: data, Manifest: manifest(t)}); err != nil {
+	if _, err := study.Rescore(context.Background(), study.Config{Data: data, Manifest: manifestFile(t)}); err != nil {
 		t.Fatal(err)
 	}
 	rows := testutil.Query(t, data, `SELECT status, arm, eval, route, sample_id FROM reruns WHERE status <> 'paired' ORDER BY ALL`)
@@ -271,7 +271,7 @@ func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	copyDataset(t, demo(t), data)
 	ctx := context.Background()
-	if err := measures.Run(ctx, measures.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Config{Data: data, Manifest: manifestFile(t)}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := plan(t, "wide", data)
@@ -279,7 +279,7 @@ func TestPlanPricesAgreeWithTheCostTable(t *testing.T) {
 	if got := strconv.FormatFloat(p.Cost.SpentUSD, 'g', 12, 64); total == "" || !sameUSD(t, got, total) {
 		t.Errorf("the plan says $%s was spent, the cost table $%s", got, total)
 	}
-	m, err := manifestpkg.Load(manifest(t), manifestpkg.Options{})
+	m, err := manifest.Load(manifestFile(t), manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,4 +302,33 @@ func sameUSD(t *testing.T, a, b string) bool {
 	x, err1 := strconv.ParseFloat(a, 64)
 	y, err2 := strconv.ParseFloat(b, 64)
 	return err1 == nil && err2 == nil && math.Abs(x-y) <= 1e-9
+}
+
+// The manifest's check of its pre-registration names its override
+// ("override with --allow-prereg-mismatch"), and select takes it, as every
+// stage that loads the manifest does; it refused the flag.
+func TestSelectTakesThePreregOverride(t *testing.T) {
+	data := demo(t)
+	studyDir := filepath.Join(t.TempDir(), "data")
+	if err := os.CopyFS(studyDir, os.DirFS(testutil.Path(t, "data"))); err != nil {
+		t.Fatal(err)
+	}
+	prereg := filepath.Join(studyDir, "preregistration.txt")
+	b, err := os.ReadFile(prereg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(prereg, append(b, "\nAn amendment.\n"...), 0o644)
+	opts := selectcmd.Options{Config: planner.Config{Kind: "partc", Data: data, ManifestPath: filepath.Join(studyDir, "study.yaml")}, Out: filepath.Join(t.TempDir(), "partc")}
+	var log bytes.Buffer
+	if err := selectcmd.Run(context.Background(), opts, &log); err == nil || !strings.Contains(err.Error(), "override with --allow-prereg-mismatch") {
+		t.Fatalf("a pre-registration that differs: %v, want the manifest's refusal", err)
+	}
+	opts.AllowPreregMismatch = true
+	if err := selectcmd.Run(context.Background(), opts, &log); err != nil {
+		t.Fatalf("with the override: %v", err)
+	}
+	if want := "--manifest " + opts.ManifestPath + " --allow-prereg-mismatch`"; !strings.Contains(log.String(), want) {
+		t.Errorf("the command it prints lacks the override %q:\n%s", want, log.String())
+	}
 }

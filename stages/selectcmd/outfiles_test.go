@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"empties/internal/guard"
+	"empties/internal/planner"
 	"empties/internal/testutil"
 	"empties/stages/selectcmd"
 )
@@ -28,7 +29,7 @@ func TestPlanFilesAreGuarded(t *testing.T) {
 	}
 	sel := func(out string) error {
 		var log bytes.Buffer
-		return selectcmd.Run(context.Background(), selectcmd.Options{Kind: "wide", Data: data, Manifest: manifest(t), Out: out}, &log)
+		return selectcmd.Run(context.Background(), selectcmd.Options{Config: planner.Config{Kind: "wide", Data: data, ManifestPath: manifestFile(t)}, Out: out}, &log)
 	}
 	for range 2 { // new, then over its own plan
 		if err := sel(out); err != nil {

@@ -148,21 +148,29 @@ Examples:
 	}
 }
 
+// Validate checks the options before any work.
+func (o Options) Validate() error {
+	if o.Data == "" {
+		return cliutil.Usagef("serve: no DIR given, e.g. empties serve out/explore")
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return cliutil.Usagef("serve: --port %d is not a port (0-65535)", o.Port)
+	}
+	if _, _, err := net.SplitHostPort(o.Addr); err == nil {
+		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", o.Addr)
+	}
+	if o.SQLMemory < 0 || o.SQLSpill < 0 || o.SQLThreads < 0 {
+		return cliutil.Usagef("serve: --sql-memory, --sql-spill and --sql-threads cannot be negative")
+	}
+	return nil
+}
+
 // Run serves until ctx is cancelled, and then returns ctx's error (the
 // command exits 130, interrupted, as every command stopped by Ctrl-C).
 // DIR is checked before anything listens.
 func Run(ctx context.Context, opts Options, w io.Writer) error {
-	if opts.Data == "" {
-		return cliutil.Usagef("serve: no DIR given, e.g. empties serve out/explore")
-	}
-	if opts.Port < 0 || opts.Port > 65535 {
-		return cliutil.Usagef("serve: --port %d is not a port (0-65535)", opts.Port)
-	}
-	if _, _, err := net.SplitHostPort(opts.Addr); err == nil {
-		return cliutil.Usagef("serve: --addr takes a host (%s names a port too): give the port with --port, e.g. --addr 0.0.0.0 --port 7576", opts.Addr)
-	}
-	if opts.SQLMemory < 0 || opts.SQLSpill < 0 || opts.SQLThreads < 0 {
-		return cliutil.Usagef("serve: --sql-memory, --sql-spill and --sql-threads cannot be negative")
+	if err := opts.Validate(); err != nil {
+		return err
 	}
 	if err := store.RequireTablesAs("serve", opts.Data, "DIR", "replies"); err != nil {
 		return err

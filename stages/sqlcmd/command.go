@@ -97,7 +97,7 @@ Examples:
    empties sql "DESCRIBE replies" --data data/study
    empties sql "SELECT * FROM model_calls ORDER BY input_tokens DESC" --data data/study --memory-limit 8GiB --timeout 10m`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "dataset `DIR` written by ingest", Required: true},
+			cliutil.NewDataFlag("written by ingest"),
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, csv, json (one object per line) or parquet (with --output)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the result to `FILE`, a new file outside the dataset, instead of the terminal"},
 			&cli.IntFlag{Name: "width", Value: 60, Usage: "cut table cells to this many characters (0 = no limit)"},
@@ -108,7 +108,7 @@ Examples:
 		},
 		Arguments: []cli.Argument{&cli.StringArg{Name: "query"}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			opts := Options{Query: c.StringArg("query"), Data: c.String("data"), Format: c.String("format"),
+			opts := Options{Query: c.StringArg("query"), Data: c.String(cliutil.DataFlag), Format: c.String("format"),
 				Width: c.Int("width"), Output: c.String("output"), Threads: c.Int("threads"), Timeout: c.Duration("timeout")}
 			var err error
 			if opts.Memory, err = sizeFlag(c, "memory-limit"); err != nil {
@@ -138,6 +138,9 @@ func sizeFlag(c *cli.Command, name string) (int64, error) {
 func (o Options) Validate() error {
 	if strings.TrimSpace(o.Query) == "" {
 		return cliutil.Usagef("sql: no QUERY given, e.g. empties sql \"SELECT count(*) FROM replies\" --data DIR")
+	}
+	if o.Data == "" {
+		return cliutil.Required("sql", "--data DIR")
 	}
 	switch o.Format {
 	case "table", "csv", "json":
