@@ -47,7 +47,7 @@ const (
 )
 
 // datasetNames are the names a dataset uses at its top (see
-// internal/store/layout.go); an output at a dataset's top takes another.
+// internal/store/dataset.go); an output at a dataset's top takes another.
 var datasetNames = map[string]bool{DatasetMarker: true, "gen": true, "current": true, "empties.duckdb": true, ".lock": true}
 
 // Rules say what an output must keep clear of besides datasets, which the

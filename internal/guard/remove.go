@@ -37,6 +37,29 @@ func RemoveFile(root, rel string) error {
 	return nil
 }
 
+// RemoveLink removes root/rel if it is a symlink inside root (one a command
+// made, such as a dataset's .current-<n>), without following it or any
+// symlink on the way; a file or folder of anyone's there is left as it is,
+// with an error. A missing root/rel is fs.ErrNotExist.
+func RemoveLink(root, rel string) error {
+	dir, name, err := walkTo(root, rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dir)
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return fmt.Errorf("%s is not a symbolic link; left as it is", filepath.Join(root, rel))
+	}
+	if err := unix.Unlinkat(dir, name, 0); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(root, rel), err)
+	}
+	return nil
+}
+
 // ReplaceFile puts the file with (one a command wrote in a temporary folder
 // of its own, TempDir) in the place of root/rel in one rename, if root/rel is
 // a plain file inside root (Inside): a symlink or folder planted there is

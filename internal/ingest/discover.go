@@ -6,12 +6,14 @@ import (
 	"empties/internal/evallog"
 	"empties/internal/logset"
 	"empties/internal/store"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Skipped is a file ingest found and did not read, with why; the summary
@@ -22,13 +24,26 @@ type Skipped struct {
 }
 
 // discover expands files and folders (recursively) into log files, sorted and
-// de-duplicated. Folders contribute every .eval file and every .json file
-// that starts like an Inspect log; a file named explicitly is taken, so a
-// bad log is reported rather than skipped, except a .json file that does not
-// open like a log at all: naming one is a usage error, before any dataset is
-// made (in a folder it is skipped with a note). Whatever is not a regular
-// file (a FIFO, socket or device, found or named) is skipped unopened: an
-// open would block, or read forever.
+// de-duplicated, and names every file it found and does not read, with why.
+//
+// A folder gives every .eval file and every .json file that opens like an
+// Inspect log (logset's names); dot folders, <name>.checkpoints folders and
+// empties datasets below it are left out, silently. A folder named may be a
+// link to one; links to folders below it are not followed. A folder that
+// cannot be read is skipped, named, and the rest is read.
+//
+// A file named is taken whatever its name (the reader tells a log by its
+// bytes), so a bad log is reported rather than skipped, except a .json file
+// that does not open like a log at all: naming one is a usage error, before
+// any dataset is made (in a folder it is skipped with a note), as is naming
+// a path that does not exist or cannot be looked at, or an empties dataset.
+//
+// Whatever is not a regular file (a FIFO, socket or device, found or named,
+// or what a link points to) is skipped unopened: an open would block, or
+// read forever; a link that cannot be followed (to nothing, a loop) is
+// skipped. TestDiscoverEveryShape holds it on a tree of every shape, and
+// TestDiscoveryEqualsPython holds the Python package's listing
+// (python/src/empties/discover.py, python -m empties classify's) equal to it.
 func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	seen := map[string]bool{}
 	add := func(p string) error {
@@ -52,17 +67,17 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			if os.IsNotExist(err) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return nil, nil, cliutil.Usagef("ingest: %s: no such file or folder", p)
 			}
-			return nil, nil, err
+			return nil, nil, cliutil.Usagef("ingest: %s: cannot be read (%s)", p, errText(err))
 		}
 		if !st.IsDir() {
 			if !st.Mode().IsRegular() {
 				skip(p, evallog.NotRegular(st.Mode()))
 				continue
 			}
-			if strings.HasSuffix(p, ".json") {
+			if strings.HasSuffix(p, logset.JSONSuffix) {
 				if why := notALog(p); why != "" {
 					return nil, nil, cliutil.Usagef("ingest: %s: %s; leave it out of LOGS (a folder holding it skips it with a note)", p, why)
 				}
@@ -72,21 +87,32 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+		// A path named is followed where it is a link to a folder (os.Stat
+		// above followed it), as the user meant; WalkDir would take it for
+		// a file and list nothing, so it walks "p/", which the system
+		// resolves. Below it, links to folders are not followed.
+		root := p
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root = p + string(filepath.Separator)
+		}
+		if isDataset(p) {
+			return nil, nil, cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
+		}
+		err = filepath.WalkDir(root, func(q string, e fs.DirEntry, err error) error {
 			if err != nil {
+				if e != nil && e.IsDir() {
+					// WalkDir calls again for a folder it could not read
+					// (no permission): named, and the walk goes on.
+					skip(q, "a folder that cannot be read ("+errText(err)+")")
+					return filepath.SkipDir
+				}
 				return err
 			}
 			name := e.Name()
 			if e.IsDir() {
-				if q != p && logset.SkipDir(name) {
-					return filepath.SkipDir
-				}
-				if isDataset(q) {
-					// An empties dataset (an ingest's --out inside the logs
-					// folder) holds no logs: left out, silently.
-					if q == p {
-						return cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
-					}
+				// An empties dataset (an ingest's --out inside the logs
+				// folder) holds no logs: left out, silently.
+				if q != root && (logset.SkipDir(name) || isDataset(q)) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -96,26 +122,26 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 				return nil
 			}
 			if !e.Type().IsRegular() {
-				st, err := os.Stat(q) // a symlink is taken for what it points to
-				if err != nil {
-					skip(q, fmt.Sprintf("cannot be read: %v", err))
+				st, err := os.Stat(q) // a link is taken for what it points to
+				switch {
+				case err != nil && e.Type()&fs.ModeSymlink != 0:
+					skip(q, "a symbolic link that cannot be followed ("+errText(err)+")")
 					return nil
-				}
-				if !st.Mode().IsRegular() {
+				case err != nil:
+					skip(q, "cannot be read ("+errText(err)+")")
+					return nil
+				case !st.Mode().IsRegular():
 					skip(q, evallog.NotRegular(st.Mode()))
 					return nil
 				}
 			}
-			switch {
-			case isEval:
-				return add(q)
-			default:
+			if isJSON {
 				if why := notALog(q); why != "" {
 					skip(q, why)
 					return nil
 				}
-				return add(q)
 			}
+			return add(q)
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("listing %s: %w", p, err)
@@ -124,6 +150,16 @@ func discover(paths []string) (files []string, skipped []Skipped, err error) {
 	sort.Strings(files)
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return files, skipped, nil
+}
+
+// errText is the system's words for why err happened ("permission denied"),
+// without the path, which the message names already.
+func errText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
 }
 
 // isDataset reports whether dir is an empties dataset (it holds the
@@ -136,9 +172,9 @@ func isDataset(dir string) bool {
 // The rules of a folder's listing, local or in a bucket (remote.go): the
 // names are logset's (logset.SkipDir, logset.LogName), which the Python
 // package reads from the exported vocabulary (TestShippedData holds the
-// shipped copy fresh). The behaviour around the names (FIFOs, symlinks,
-// dataset folders, files named directly) is not yet held equal to Python's
-// listing by a differential test.
+// shipped copy fresh); the behaviour around them (FIFOs, links, datasets,
+// unreadable folders, files named directly) is held equal to the Python
+// package's listing by TestDiscoveryEqualsPython.
 
 // whyNotALog says why a .json file of size bytes is not read as a log, or
 // "" if it opens like one; head returns its first logset.JSONHeadBytes
@@ -157,14 +193,16 @@ func whyNotALog(size int64, head func() ([]byte, error)) string {
 	return ""
 }
 
-// notALog is whyNotALog for a .json file found in a folder.
+// notALog is whyNotALog for a local .json file. Its head is read through
+// evallog.OpenRegular, which neither waits on a FIFO put where the file was
+// nor reads one.
 func notALog(p string) string {
 	size := int64(-1)
 	if st, err := os.Stat(p); err == nil {
 		size = st.Size()
 	}
 	return whyNotALog(size, func() ([]byte, error) {
-		f, err := os.Open(p)
+		f, _, err := evallog.OpenRegular(p)
 		if err != nil {
 			return nil, err
 		}

@@ -78,3 +78,37 @@ func skippedAs(skipped []ingest.Skipped, want ingest.Skipped) bool {
 		return s.Path == want.Path && strings.HasPrefix(s.Reason, want.Reason)
 	})
 }
+
+// A path named that is a symbolic link to a folder is read as that folder,
+// its logs named under the link (as the user named them); below a path
+// named, a link to a folder is not followed.
+func TestNamedLinkToAFolderIsWalked(t *testing.T) {
+	logs := t.TempDir()
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logs, "run.eval"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "logs")
+	if err := os.Symlink(logs, link); err != nil {
+		t.Fatal(err)
+	}
+	res, log, err := ingestWith(t, ingest.Config{Paths: []string{link}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatalf("ingest of a link to a folder of one log: %v\n%s", err, log)
+	}
+	if res.Files != 1 || res.Skipped != 0 {
+		t.Errorf("files %d, skipped %d; want the one log under the link read", res.Files, res.Skipped)
+	}
+	if got := testutil.Query(t, res.Dir, "SELECT path FROM logs"); len(got) != 1 || got[0][0] != filepath.Join(link, "run.eval") {
+		t.Errorf("logs.path %v, want the log named under the link %s", got, link)
+	}
+	// below a path named, the same link is not followed: nothing is found
+	_, log, err = ingestWith(t, ingest.Config{Paths: []string{dir}, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no .eval or .json logs found") {
+		t.Errorf("ingest of a folder holding only a link to a folder: %v, want no logs found\n%s", err, log)
+	}
+}

@@ -104,15 +104,35 @@ type modelEvent struct {
 // extract builds the rows of one sample from the decoder's view of it. The
 // reply of the model under test is the output of its first completed
 // generation (design rule 1), not sample.output, which solvers may
-// overwrite; see replyIndex for what is not a generation, and the end of
-// this function for the fallback to sample.output.
+// overwrite; see replyIndex for what is not a generation, and
+// replyFromOutput for the fallback to sample.output.
 func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows, error) {
-	id := d.ID
 	out := &sampleRows{}
 	r := &out.Reply
+	sampleColumns(r, ctx, member, d)
+	calls, t, err := callRows(ctx, d, r)
+	if err != nil {
+		return nil, err
+	}
+	out.Calls = calls
+	if t.reply < 0 && usableOutput(d.Output, t.otherTexts) {
+		replyFromOutput(r, d.Output)
+	}
+	if r.MaxTokensSource == "unset" && ctx.EvalMaxTokens != nil {
+		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
+	}
+	classify.Apply(r)
+	finalReply(r, out.Calls, t.final)
+	out.Scores = scoreRows(ctx.LogID, d)
+	return out, nil
+}
+
+// sampleColumns sets the reply's columns that come from the sample itself,
+// and no reply yet (reply_source none).
+func sampleColumns(r *schema.Reply, ctx *logContext, member string, d *evallog.SampleView) {
 	*r = schema.Reply{
 		LogID: ctx.LogID, EvalID: nonEmpty(ctx.EvalID), Task: ctx.Task, Model: ctx.Model,
-		SampleID: id, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: nonEmpty(d.UUID),
+		SampleID: d.ID, SampleIDType: d.IDKind, Epoch: d.Epoch, SampleUUID: nonEmpty(d.UUID),
 		Member: member, ReplySource: vocab.SourceNone, MaxTokensSource: "unset",
 		ToolCallFunctions: []string{},
 	}
@@ -127,36 +147,29 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 	if d.Output != nil {
 		r.FinalCompletion = strPtr(d.Output.Completion)
 	}
+}
 
+// turns is what the reply takes from a sample's model calls besides the
+// columns callRows sets.
+type turns struct {
+	reply      int      // the reply's index among the model events (replyIndex), or -1
+	final      int      // index in the calls of the last generation, or -1
+	otherTexts []string // judge and other calls' texts: sample.output must not be one
+}
+
+// callRows builds a sample's model_calls rows, one per model event in event
+// order, and sets the reply's columns that come from them: the counts of
+// calls, generations and failed attempts, and the reply call's output.
+func callRows(ctx *logContext, d *evallog.SampleView, r *schema.Reply) ([]schema.ModelCall, turns, error) {
 	events := modelEvents(ctx, d)
-	reply := replyIndex(events)
-	var otherTexts []string // judge and other calls' texts: sample.output must not be one
-	final := -1             // index in out.Calls of the last generation
+	t := turns{reply: replyIndex(events), final: -1}
+	var calls []schema.ModelCall
 	for i := range events {
 		me := &events[i]
-		e := me.e
-		if e.Err != nil {
-			return nil, e.Err
+		if me.e.Err != nil {
+			return nil, t, me.e.Err
 		}
-		o := e.Output
-		call := schema.ModelCall{
-			LogID: ctx.LogID, SampleID: id, Epoch: d.Epoch, CallIndex: int64(i),
-			Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
-			CallStatus:    me.status,
-			ToolsOfferedN: int64(e.Tools), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
-			WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(e.Error),
-		}
-		cfg := e.Config
-		call.MaxTokens = cfg.MaxTokens.Ptr()
-		call.Temperature = finite(cfg.Temperature)
-		view := viewOutput(o)
-		call.StopReason, call.OutputError, call.NChoices = view.stopReason, view.outputError, view.nChoices
-		call.Text, call.Refusal, call.ReasoningChars, call.ToolCallCount = view.text, view.refusal, view.reasoningChars, int64(len(view.toolFunctions))
-		call.ReasoningPresent = view.reasoning
-		if e.HasTools {
-			offered := e.Tools > 0
-			call.ToolsOffered = &offered
-		}
+		call, view := callRow(ctx, d, i, me)
 		if vocab.IsGeneration(me.kind, me.status) {
 			// Every turn of the model under test, the reply's among them,
 			// gets its own class; the last one is the final reply.
@@ -165,81 +178,134 @@ func extract(ctx *logContext, member string, d *evallog.SampleView) (*sampleRows
 			if *call.NonAnswer {
 				r.NonAnswerGenerations++
 			}
-			final = len(out.Calls)
+			t.final = len(calls)
 		}
-		setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
-		call.InputMessages = int64(e.InputCount)
 		switch me.kind {
 		case vocab.KindJudge:
 			r.JudgeCalls++
-			if e.PromptErr != nil {
-				return nil, e.PromptErr
+			if err := judgeCall(&call, me.e, view); err != nil {
+				return nil, t, err
 			}
-			if p := e.Prompt; p != "" {
-				call.PromptText = &p
-			}
-			call.JudgeClass = strPtr(classify.Judge(classify.JudgeInput{
-				NChoices: view.nChoices, StopReason: deref(view.stopReason), Refusal: view.refusal, Text: view.text,
-			}))
 		case vocab.KindMUT:
 			r.MUTCalls++
 			switch {
-			case reply < 0 || i < reply:
-				if me.status == vocab.CallPlaceholder {
-					r.PlaceholdersSkipped++
+			case t.reply < 0 || i < t.reply:
+				attemptBeforeReply(r, me, t.reply >= 0)
+			case i == t.reply:
+				if err := takeReply(r, &call, me.e, view); err != nil {
+					return nil, t, err
 				}
-				if me.status == vocab.CallRetried && reply >= 0 {
-					r.FailedAttempts++
-					if r.FirstAttemptError == nil {
-						r.FirstAttemptError = strPtr(e.Error)
-					}
-				}
-			case i == reply:
-				call.IsReply = true
-				// The prompt the reply answers, so an example shows it.
-				if e.PromptErr != nil {
-					return nil, e.PromptErr
-				}
-				if p := e.Prompt; p != "" {
-					call.PromptText = &p
-				}
-				r.ReplySource = vocab.SourceModelEvent
-				r.ReplyModel = nonEmpty(e.Model)
-				r.CallError = call.CallError
-				r.ToolsOffered = call.ToolsOffered
-				if cfg.MaxTokens.Valid {
-					r.MaxTokens, r.MaxTokensSource = cfg.MaxTokens.Ptr(), "call"
-				}
-				view.fill(r)
-				setUsage(o, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
 			}
 		}
 		if me.kind != vocab.KindMUT && strings.TrimSpace(view.text) != "" {
-			otherTexts = append(otherTexts, view.text)
+			t.otherTexts = append(t.otherTexts, view.text)
 		}
-		out.Calls = append(out.Calls, call)
+		calls = append(calls, call)
 	}
-	if reply < 0 && usableOutput(d.Output, otherTexts) {
-		// The model under test made no call through Inspect's model API that
-		// completed (an agent driving an outside CLI, a log without events):
-		// sample.output is its reply, unless it is a judge's. reply_source
-		// says so, and tools_offered stays unknown.
-		r.ReplySource = vocab.SourceSampleOutput
-		r.ReplyModel = nonEmpty(d.Output.Model)
-		view := viewOutput(d.Output)
-		view.fill(r)
-		setUsage(d.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
-	}
-	if r.MaxTokensSource == "unset" && ctx.EvalMaxTokens != nil {
-		r.MaxTokens, r.MaxTokensSource = ctx.EvalMaxTokens, "eval"
-	}
-	classify.Apply(r)
-	finalReply(r, out.Calls, final)
+	return calls, t, nil
+}
 
-	for _, s := range d.Scores {
-		out.Scores = append(out.Scores, scoreRow(ctx.LogID, id, d.Epoch, s))
+// callRow is the model_calls row of the i-th model event of a sample, and
+// the view of its output.
+func callRow(ctx *logContext, d *evallog.SampleView, i int, me *modelEvent) (schema.ModelCall, outputView) {
+	e := me.e
+	o := e.Output
+	call := schema.ModelCall{
+		LogID: ctx.LogID, SampleID: d.ID, Epoch: d.Epoch, CallIndex: int64(i),
+		Model: e.Model, Role: nonEmpty(e.Role), Kind: me.kind, KindReason: me.reason, Scorer: me.scorer,
+		CallStatus:    me.status,
+		ToolsOfferedN: int64(e.Tools), Cache: nonEmpty(e.Cache), Timestamp: parseTime(e.Timestamp),
+		WorkingTime: e.WorkingTime.Ptr(), CallError: nonEmpty(e.Error),
 	}
-	return out, nil
+	cfg := e.Config
+	call.MaxTokens = cfg.MaxTokens.Ptr()
+	call.Temperature = finite(cfg.Temperature)
+	view := viewOutput(o)
+	call.StopReason, call.OutputError, call.NChoices = view.stopReason, view.outputError, view.nChoices
+	call.Text, call.Refusal, call.ReasoningChars, call.ToolCallCount = view.text, view.refusal, view.reasoningChars, int64(len(view.toolFunctions))
+	call.ReasoningPresent = view.reasoning
+	if e.HasTools {
+		offered := e.Tools > 0
+		call.ToolsOffered = &offered
+	}
+	setUsage(o, &call.InputTokens, &call.OutputTokens, &call.ReasoningTok, &call.CacheReadTok, &call.CacheWriteTok)
+	call.InputMessages = int64(e.InputCount)
+	return call, view
+}
+
+// judgeCall sets a judge's call's prompt and judge class.
+func judgeCall(call *schema.ModelCall, e *evallog.CallView, view outputView) error {
+	if e.PromptErr != nil {
+		return e.PromptErr
+	}
+	if p := e.Prompt; p != "" {
+		call.PromptText = &p
+	}
+	call.JudgeClass = strPtr(classify.Judge(classify.JudgeInput{
+		NChoices: view.nChoices, StopReason: deref(view.stopReason), Refusal: view.refusal, Text: view.text,
+	}))
+	return nil
+}
+
+// attemptBeforeReply counts a call of the model under test before its reply
+// (or in a sample with none): a placeholder skipped, or a failed attempt
+// retried before the reply, the first one's error kept.
+func attemptBeforeReply(r *schema.Reply, me *modelEvent, hasReply bool) {
+	if me.status == vocab.CallPlaceholder {
+		r.PlaceholdersSkipped++
+	}
+	if me.status == vocab.CallRetried && hasReply {
+		r.FailedAttempts++
+		if r.FirstAttemptError == nil {
+			r.FirstAttemptError = strPtr(me.e.Error)
+		}
+	}
+}
+
+// takeReply makes call the sample's reply: the reply's columns come from
+// its output, and the call keeps its prompt.
+func takeReply(r *schema.Reply, call *schema.ModelCall, e *evallog.CallView, view outputView) error {
+	call.IsReply = true
+	// The prompt the reply answers, so an example shows it.
+	if e.PromptErr != nil {
+		return e.PromptErr
+	}
+	if p := e.Prompt; p != "" {
+		call.PromptText = &p
+	}
+	r.ReplySource = vocab.SourceModelEvent
+	r.ReplyModel = nonEmpty(e.Model)
+	r.CallError = call.CallError
+	r.ToolsOffered = call.ToolsOffered
+	if cfg := e.Config; cfg.MaxTokens.Valid {
+		r.MaxTokens, r.MaxTokensSource = cfg.MaxTokens.Ptr(), "call"
+	}
+	view.fill(r)
+	setUsage(e.Output, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
+	return nil
+}
+
+// replyFromOutput makes sample.output the reply. The model under test made
+// no call through Inspect's model API that completed (an agent driving an
+// outside CLI, a log without events): sample.output is its reply, unless it
+// is a judge's (usableOutput). reply_source says so, and tools_offered
+// stays unknown.
+func replyFromOutput(r *schema.Reply, o *evallog.OutputView) {
+	r.ReplySource = vocab.SourceSampleOutput
+	r.ReplyModel = nonEmpty(o.Model)
+	view := viewOutput(o)
+	view.fill(r)
+	setUsage(o, &r.InputTokens, &r.OutputTokens, &r.ReasoningTokens, &r.CacheReadTokens, &r.CacheWriteTokens)
+}
+
+// scoreRows are a sample's scores rows, one per score, in the log's order;
+// nil for none.
+func scoreRows(logID string, d *evallog.SampleView) []schema.Score {
+	var out []schema.Score
+	for _, s := range d.Scores {
+		out = append(out, scoreRow(logID, d.ID, d.Epoch, s))
+	}
+	return out
 }
 
 // modelEvents lists a sample's model events in event order with whose call

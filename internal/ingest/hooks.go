@@ -30,5 +30,5 @@ func CountReads(t interface{ Cleanup(func()) }) (opened, hashed *atomic.Int64) {
 	return opened, hashed
 }
 
-// IngestVersion is logs.ingest_version of this build.
-func IngestVersion() string { return ingestVersion() }
+// Version is the logs.ingest_version this ingest writes (ingestVersion).
+func Version() string { return ingestVersion() }

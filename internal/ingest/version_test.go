@@ -40,7 +40,7 @@ func TestRowsGolden(t *testing.T) {
 			lines = append(lines, name+"\t"+l)
 		}
 	}
-	version := ingest.IngestVersion()
+	version := ingest.Version()
 	got := "ingest_version\t" + version + "\n" + strings.Join(lines, "\n") + "\n"
 	b, err := os.ReadFile(rowsGolden)
 	if err != nil && !*update {
@@ -157,11 +157,11 @@ func diffLines(want, got string) string {
 	return b.String()
 }
 
-// TestIngestVersionIsTheRules: the version names the tables' columns, the
+// TestVersionIsTheRules: the version names the tables' columns, the
 // classification rules and the extraction rules, nothing of the build, so a
 // binary built from another commit with the same rules reads no file again.
-func TestIngestVersionIsTheRules(t *testing.T) {
-	v := ingest.IngestVersion()
+func TestVersionIsTheRules(t *testing.T) {
+	v := ingest.Version()
 	if !strings.HasPrefix(v, "tables ") || !strings.HasSuffix(v, fmt.Sprintf(", extract %d", ingest.ExtractVersion)) || strings.Contains(v, "build") {
 		t.Errorf("ingest_version %q: want tables, rules and extract only", v)
 	}

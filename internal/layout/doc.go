@@ -12,7 +12,8 @@
 //     run writes a new generation and switches current to it in one rename,
 //     so an engine should resolve current once (os.path.realpath) and read
 //     every table from that folder, never mixing two generations
-//     (internal/store/layout.go has the layout and the commit's steps).
+//     (internal/store/dataset.go has the layout, commit.go the commit's
+//     steps).
 //     store.TableGlob(dir, table) is a table's read_parquet glob in the
 //     current generation, and its folder is that glob's directory. Point an
 //     engine at the folder (spark.read.parquet(folder)) or at the glob.

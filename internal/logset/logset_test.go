@@ -120,3 +120,17 @@ func TestCreated(t *testing.T) {
 		t.Error("a name without a timestamp parsed")
 	}
 }
+
+// SkipDir is its exported data and nothing more: a folder is left out when
+// its name starts with HiddenPrefix or ends with CompanionSuffix
+// (IsCompanionDir's exception, the suffix alone, is a dot folder), which is
+// how the Python package's listing reads it from the vocabulary.
+func TestSkipDirIsItsData(t *testing.T) {
+	for _, name := range []string{"logs", ".buffer", ".checkpoints", "x.checkpoints", "checkpoints",
+		"x.checkpoints.d", "x.shards", ".", "a.eval", "2026-01-02T10-00-00-00-00_t_T1.checkpoints"} {
+		data := strings.HasPrefix(name, HiddenPrefix) || strings.HasSuffix(name, CompanionSuffix)
+		if got := SkipDir(name); got != data {
+			t.Errorf("SkipDir(%q) = %v; its exported data (prefix %q, suffix %q) says %v", name, got, HiddenPrefix, CompanionSuffix, data)
+		}
+	}
+}

@@ -24,12 +24,7 @@ import (
 // Without .venv the tests fail: they are part of what CI checks.
 func python(t *testing.T) (string, []string) {
 	t.Helper()
-	py := testutil.Path(t, ".venv", "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("the Python package tests need the project's .venv (run `make venv`): %v", err)
-	}
-	env := append(os.Environ(), "PYTHONPATH="+testutil.Path(t, "python", "src"), "PYTHONDONTWRITEBYTECODE=1")
-	return py, env
+	return testutil.Python(t)
 }
 
 func runPython(t *testing.T, dir string, stdin []byte, args ...string) []byte {

@@ -8,8 +8,8 @@
 // tables the run does not write are hard-linked from the current
 // generation), fsyncs it, and makes it current by renaming one symlink
 // (Commit). A killed run leaves the current generation as it was and a
-// build folder that the next run removes. The layout and the steps of a
-// commit are in layout.go.
+// build folder that the next run removes. The layout is in dataset.go, the
+// steps of a commit in commit.go.
 package store
 
 import (

@@ -295,7 +295,7 @@ type Discovery struct {
 	JSONHeadBytes   int      `json:"json_head_bytes"`  // ... within its first bytes
 	NotLogs         []string `json:"not_logs"`         // .json files inspect_ai writes beside logs, never read
 	HiddenPrefix    string   `json:"hidden_prefix"`    // a folder so named is not read
-	CompanionSuffix string   `json:"companion_suffix"` // nor one so named (but not this name alone)
+	CompanionSuffix string   `json:"companion_suffix"` // nor one whose name ends so
 	DatasetMarker   string   `json:"dataset_marker"`   // nor a folder holding this file (an empties dataset)
 }
 

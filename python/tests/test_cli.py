@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from empties.cli import list_logs, main, run_classify
+from empties.cli import main, run_classify
+from empties.discover import list_logs
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -55,9 +56,9 @@ def test_a_bad_file_is_reported_and_the_others_still_classified(fixtures: Path, 
     (tmp_path / "logs.json").write_text("{}", encoding="utf-8")
     (tmp_path / ".hidden").mkdir()
     shutil.copy(fixtures / "silent.eval", tmp_path / ".hidden" / "x.eval")
-    files, skipped, missing = list_logs([str(tmp_path)])
+    files, skipped = list_logs([str(tmp_path)])
     assert [Path(f).name for f in files] == ["broken.eval", "silent.eval"]
-    assert [Path(p).name for p, _ in skipped] == ["notes.json"] and missing == []
+    assert [Path(p).name for p, _ in skipped] == ["notes.json"]
     out, err = io.StringIO(), io.StringIO()
     assert run_classify([str(tmp_path)], out, err, progress=False) == 1
     assert [json.loads(x)["class"] for x in out.getvalue().splitlines()] == ["silent"]
@@ -65,27 +66,31 @@ def test_a_bad_file_is_reported_and_the_others_still_classified(fixtures: Path, 
     assert "notes.json: a .json file that is not an Inspect log" in err.getvalue()
 
 
-def test_a_missing_path_is_reported_and_the_rest_still_read(fixtures: Path, tmp_path: Path) -> None:
-    code, recs, err = classify(str(tmp_path / "nope"), str(fixtures / "silent.eval"), str(tmp_path / "gone.eval"))
-    assert code == 1
-    assert [r["class"] for r in recs] == ["silent"]
-    lines = err.splitlines()
-    assert f"empties classify: {tmp_path / 'nope'}: no such file or folder" in lines
-    assert f"empties classify: {tmp_path / 'gone.eval'}: no such file or folder" in lines
-    assert lines[-1] == "classified 1 samples in 1 of 1 logs; 2 paths not found"
+def test_a_missing_path_is_a_usage_error_and_nothing_is_read(fixtures: Path, tmp_path: Path) -> None:
+    # as empties ingest refuses it: a mistyped path is the command line's mistake
+    code, recs, err = classify(str(fixtures / "silent.eval"), str(tmp_path / "nope"))
+    assert (code, recs) == (2, [])
+    assert err == f"empties classify: {tmp_path / 'nope'}: no such file or folder\n"
 
 
-def test_named_files_that_are_not_logs_are_skipped_with_one_line_each(fixtures: Path, tmp_path: Path) -> None:
+def test_a_file_named_is_read_whatever_its_name(fixtures: Path, tmp_path: Path) -> None:
+    # as ingest takes it: a log is told by its bytes, a file that is none is a log that cannot be read
+    shutil.copy(fixtures / "silent.eval", tmp_path / "silent.eval.bak")
     (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    code, recs, err = classify(str(tmp_path / "silent.eval.bak"), str(tmp_path / "notes.txt"))
+    assert code == 1 and [r["class"] for r in recs] == ["silent"]
+    assert recs[0]["log"] == str(tmp_path / "silent.eval.bak")
+    lines = err.splitlines()
+    assert lines[0].startswith(f"empties classify: {tmp_path / 'notes.txt'}: cannot be read: ")
+    assert lines[-1] == "classified 1 samples in 1 of 2 logs; 1 could not be read"
+
+
+def test_a_json_named_that_is_not_a_log_is_a_usage_error(fixtures: Path, tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text('{"model": "x"}', encoding="utf-8")
-    code, recs, err = classify(str(tmp_path / "notes.txt"), str(tmp_path / "config.json"), str(fixtures / "silent.eval"))
-    assert code == 0 and [r["class"] for r in recs] == ["silent"]
-    assert err.splitlines() == [
-        f"skipped {tmp_path / 'config.json'}: a .json file that is not an Inspect log (it does not open like one)",
-        f"skipped {tmp_path / 'notes.txt'}: not an Inspect log (a log is a .eval or a .json file)",
-        "classified 1 samples in 1 of 1 logs",
-    ]
-    assert "recorder" not in err
+    code, recs, err = classify(str(fixtures / "silent.eval"), str(tmp_path / "config.json"))
+    assert (code, recs) == (2, [])
+    assert err == (f"empties classify: {tmp_path / 'config.json'}: a .json file that is not an Inspect log (it does not open"
+                   " like one); leave it out of PATH (a folder holding it skips it with a note)\n")
 
 
 def test_out_never_overwrites(fixtures: Path, tmp_path: Path) -> None:

@@ -95,16 +95,19 @@ def test_provider_refusals_come_from_the_export() -> None:
 
 
 def test_folder_listing_reads_the_exported_names(tmp_path: pathlib.Path) -> None:
-    """python -m empties classify lists a folder by the names Go exports (internal/logset)."""
+    """python -m empties classify lists a folder by the names Go exports (internal/logset, internal/store's marker)."""
     import os
 
-    from empties.cli import list_logs
+    from empties.discover import list_logs
 
     d = vocabulary().discovery
     root = str(tmp_path)
     os.makedirs(os.path.join(root, "x" + d.companion_suffix))
     os.makedirs(os.path.join(root, d.hidden_prefix + "buffer"))
     os.makedirs(os.path.join(root, "sub"))
+    os.makedirs(os.path.join(root, "ds"))
+    open(os.path.join(root, "ds", d.dataset_marker), "wb").close()
+    open(os.path.join(root, "ds", "e" + d.eval_suffix), "wb").close()
     for rel in ("a" + d.eval_suffix, "x" + d.companion_suffix + "/b" + d.eval_suffix,
                 d.hidden_prefix + "buffer/c" + d.eval_suffix, "sub/d" + d.eval_suffix):
         open(os.path.join(root, rel), "wb").close()
@@ -113,6 +116,6 @@ def test_folder_listing_reads_the_exported_names(tmp_path: pathlib.Path) -> None
             f.write('{"%s": 1}' % d.json_first_keys[0])
     with open(os.path.join(root, "log" + d.json_suffix), "w") as f:
         f.write(' {"%s": 1}' % d.json_first_keys[-1])
-    files, _, _ = list_logs([root])
+    files, _ = list_logs([root])
     listed = sorted(os.path.relpath(p, root) for p in files)
     assert listed == sorted(["a" + d.eval_suffix, "log" + d.json_suffix, os.path.join("sub", "d" + d.eval_suffix)])

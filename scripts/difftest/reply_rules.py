@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "src"))
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from empties import REPLY_RULES, choose_reply, classify_reply  # noqa: E402
-from empties.cli import list_logs  # noqa: E402
+from empties.discover import ListingError, list_logs  # noqa: E402
 from empties.reply import generations  # noqa: E402
 from empties.study import settings_for_task  # noqa: E402
 
@@ -34,9 +34,10 @@ from empties.study import settings_for_task  # noqa: E402
 def main(paths: list[str]) -> int:
     logging.getLogger("inspect_ai").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore")
-    files, _, missing = list_logs(paths)
-    if missing:
-        print(f"reply_rules.py: no such path: {', '.join(missing)}", file=sys.stderr)
+    try:
+        files, _ = list_logs(paths)
+    except ListingError as e:
+        print(f"reply_rules.py: {e}", file=sys.stderr)
         return 2
     for path in files:
         log = read_eval_log(path, resolve_attachments=True)

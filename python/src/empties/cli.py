@@ -2,9 +2,10 @@
 
 ``python -m empties classify PATH... [--out FILE] [--reply first|final]`` writes
 one JSON line per sample and epoch (:data:`DESCRIPTION` says what). Exit codes:
-0 every log read; 1 a path missing or a log unreadable (the others are still
-read); 2 a usage error (nothing read); 130 interrupted. A closed standard
-output (``| head``) ends the run quietly, with 0.
+0 every log read; 1 a log unreadable (the others are still read); 2 a usage
+error (a path missing, a .json named that is not a log, a dataset named:
+nothing read); 130 interrupted. A closed standard output (``| head``) ends the
+run quietly, with 0.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from .classify import classify
+from .discover import ListingError, list_logs, open_regular
 from .reply import REPLY_RULES, ReplyRule
 from .vocabulary import vocabulary
 
-# The names of ingest's discovery (internal/logset), from the shipped vocabulary.
 _D = vocabulary().discovery
-_LOG_KEYS = tuple(f'"{k}"'.encode() for k in _D.json_first_keys)
 
 USAGE, FAILURE, INTERRUPTED = 2, 1, 130
 
@@ -37,12 +37,18 @@ that gave it, whether the reply is a non-answer, whether tools were offered
 (null: the log does not show it) and where the reply was read from
 (model_event, sample_output or none).
 
-A folder is read recursively as empties' ingest reads it: every .eval, and
-every .json that opens like an Inspect log (not logs.json, listing.json,
-eval-set.json); folders whose name starts with a dot and <name>.checkpoints/
-are left out. A file named that is not a log is skipped, with one line on
-standard error. A missing path or a log that cannot be read is named on
-standard error and the others are still classified; the exit code is then 1.
+PATHs are listed as empties' ingest lists them. A folder is read
+recursively: every .eval, and every .json that opens like an Inspect log (not
+logs.json, listing.json, eval-set.json); folders whose name starts with a dot,
+<name>.checkpoints/ and empties datasets are left out; a folder named may be a
+link to one, links to folders below it are not followed. A file named is read
+whatever its name. What is not a regular file (a FIFO, a socket, a device), a
+link that cannot be followed, a folder that cannot be read and a .json in a
+folder that is not a log are skipped, one line each on standard error. A log
+that cannot be read is named on standard error and the others are still
+classified; the exit code is then 1. A path missing, a .json file named that
+does not open like a log or an empties dataset named is a usage error: nothing
+is read, the exit code is 2.
 """
 
 EXAMPLES = """\
@@ -63,77 +69,17 @@ class UsageError(Exception):
     """A mistake in the command line: reported on one line, exit code 2, nothing read."""
 
 
-def _opens_like_log(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(_D.json_head_bytes)
-    except OSError:
-        return True  # let the reader report the error
-    b = head.lstrip(b" \t\r\n\xef\xbb\xbf")
-    if not b.startswith(b"{"):
-        return False
-    b = b[1:].lstrip(b" \t\r\n")
-    return b.startswith(_LOG_KEYS)
-
-
-def _skip_dir(name: str) -> bool:
-    return name.startswith(_D.hidden_prefix) or (name.endswith(_D.companion_suffix) and name != _D.companion_suffix)
-
-
-def _not_a_log(path: str) -> str:
-    """Why a .json file is not a log, or '' when it opens like one."""
-    try:
-        if os.path.getsize(path) == 0:
-            return "an empty .json file, not an Inspect log"
-    except OSError:
-        return ""  # let the reader report the error
-    if not _opens_like_log(path):
-        return "a .json file that is not an Inspect log (it does not open like one)"
-    return ""
-
-
-def list_logs(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]], list[str]]:
-    """The log files under ``paths`` (sorted, absolute), the files left out with why, and the paths that do not exist."""
-    files: set[str] = set()
-    skipped: list[tuple[str, str]] = []
-    missing: list[str] = []
-    for p in paths:
-        if not os.path.exists(p):
-            missing.append(p)
-            continue
-        if not os.path.isdir(p):
-            q = os.path.abspath(p)
-            if p.endswith(_D.eval_suffix):
-                files.add(q)
-            elif p.endswith(_D.json_suffix):
-                why = _not_a_log(q)
-                if why:
-                    skipped.append((q, why))
-                else:
-                    files.add(q)
-            else:
-                skipped.append((q, "not an Inspect log (a log is a .eval or a .json file)"))
-            continue
-        for root, dirs, names in os.walk(p):
-            dirs[:] = sorted(d for d in dirs if not _skip_dir(d))
-            for n in names:
-                q = os.path.abspath(os.path.join(root, n))
-                if n.endswith(_D.eval_suffix):
-                    files.add(q)
-                elif n.endswith(_D.json_suffix) and n not in _D.not_logs:
-                    why = _not_a_log(q)
-                    if why:
-                        skipped.append((q, why))
-                    else:
-                        files.add(q)
-    return sorted(files), sorted(skipped), missing
-
-
 def classify_log(path: str, reply: ReplyRule = "first") -> Iterator[dict[str, Any]]:
     """One record per sample and epoch of a log."""
     from inspect_ai.log import read_eval_log
 
-    log = read_eval_log(path, resolve_attachments=True)
+    if path.endswith((_D.eval_suffix, _D.json_suffix)):
+        log = read_eval_log(path, resolve_attachments=True)
+    else:
+        # a file named whatever its name (as ingest takes it): inspect_ai tells
+        # a stream's format by its first bytes, where it would refuse the name
+        with os.fdopen(open_regular(path), "rb") as f:
+            log = read_eval_log(f, resolve_attachments=True)
     for s in log.samples or []:
         c = classify(s, eval_model=log.eval.model, reply=reply)
         yield {
@@ -153,9 +99,10 @@ def run_classify(paths: Sequence[str], out: IO[str], err: IO[str], progress: boo
 
     A write to ``out`` that fails (a closed pipe) is raised, not reported as the log's.
     """
-    files, skipped, missing = list_logs(paths)
-    for p in missing:
-        print(f"empties classify: {p}: no such file or folder", file=err)
+    try:
+        files, skipped = list_logs(paths)
+    except ListingError as e:
+        raise UsageError(str(e)) from None
     for q, why in skipped:
         print(f"skipped {q}: {why}", file=err)
     failed = samples = 0
@@ -175,11 +122,10 @@ def run_classify(paths: Sequence[str], out: IO[str], err: IO[str], progress: boo
             print(f"  {i}/{len(files)} logs, {samples} samples", file=err)
     print(
         f"classified {samples} samples in {len(files) - failed} of {len(files)} logs"
-        + (f"; {failed} could not be read" if failed else "")
-        + (f"; {len(missing)} path{'s' if len(missing) != 1 else ''} not found" if missing else ""),
+        + (f"; {failed} could not be read" if failed else ""),
         file=err,
     )
-    return FAILURE if failed or missing else 0
+    return FAILURE if failed else 0
 
 
 def _parser() -> argparse.ArgumentParser:
