@@ -22,8 +22,8 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 
-	domain "empties/internal/ingest"
-	"empties/stages/ingest"
+	"empties/internal/ingest"
+	"empties/stages/ingestcmd"
 )
 
 func main() {
@@ -72,7 +72,7 @@ func main() {
 		if i > 0 {
 			stdout = io.Discard
 		}
-		err := ingest.Run(context.Background(), ingest.Options{Config: domain.Config{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Full: true}, ProgressMode: "never"}, stdout, os.Stderr)
+		err := ingestcmd.Run(context.Background(), ingestcmd.Options{Config: ingest.Config{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Full: true}, ProgressMode: "never"}, stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)
 		}
