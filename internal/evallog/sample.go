@@ -114,8 +114,8 @@ func (d *DecodedSample) walkDocument(raw []byte) error {
 	if errors.Is(err, errRewrite) {
 		// The walk stopped at the first repeated key; what lies after it
 		// must be JSON too, or the rewrite might make it so.
-		if at, ok := syntaxError(raw); !ok {
-			return fmt.Errorf("invalid JSON at offset %d near %q", at, near(raw, at))
+		if err := syntaxError(raw); err != nil {
+			return err
 		}
 		canon, _ := lastKeyWins(raw)
 		d.reset()

@@ -176,6 +176,7 @@ func (x *structIndex) skip(w *walk, i int, strict bool) (int, bool) {
 			switch c {
 			case '{', '[':
 				if len(stack) >= maxFastDepth {
+					w.tooDeep = true
 					return 0, false
 				}
 				stack = append(stack, frame{object: c == '{', first: len(keys)})

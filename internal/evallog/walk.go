@@ -91,8 +91,9 @@ type walk struct {
 	// the value that is not what the decoder takes, or where a skip found
 	// the document is not JSON (0 while it goes on); path the keys and
 	// indices from that value up, innermost first.
-	failAt int
-	path   []string
+	failAt  int
+	path    []string
+	tooDeep bool // a skip met a value nested deeper than maxFastDepth
 }
 
 // error is the walk's error once it has stopped: errRewrite, a syntax error
@@ -102,8 +103,8 @@ func (w *walk) error() error {
 	if w.rewrite {
 		return errRewrite
 	}
-	if at, ok := syntaxError(w.b); !ok {
-		return fmt.Errorf("invalid JSON at offset %d near %q", at, near(w.b, at))
+	if err := syntaxError(w.b); err != nil {
+		return err
 	}
 	at := max(w.failAt-1, 0)
 	path := "the sample"
@@ -119,7 +120,15 @@ func (w *walk) error() error {
 	}
 	what := "nothing"
 	if at < len(w.b) {
-		what = "a " + kindOf(w.b[at]).String()
+		what = kindOf(w.b[at]).String()
+		switch {
+		case what == "":
+			what = "no JSON value"
+		case strings.IndexByte("aeiou", what[0]) >= 0:
+			what = "an " + what
+		default:
+			what = "a " + what
+		}
 	}
 	return fmt.Errorf("%s: %s at offset %d (near %q), which is not what inspect_ai's model takes there", path, what, at, near(w.b, at))
 }
@@ -129,20 +138,24 @@ func near(b []byte, at int) []byte {
 	return b[max(0, at-30):min(len(b), at+30)]
 }
 
-// syntaxError reports whether b is one JSON value with only whitespace
-// around it (NaN and Infinity literals taken), and if not the offset where
-// it stops being one.
-func syntaxError(b []byte) (int, bool) {
+// syntaxError is nil if b is one JSON value with only whitespace around it
+// (NaN and Infinity literals taken), else where it stops being one: invalid
+// JSON, or nested deeper than maxFastDepth.
+func syntaxError(b []byte) error {
 	w := &walk{b: b, canonical: true}
 	i := ws(b, 0)
 	end, ok := w.skipPortable(i, false)
+	at := max(w.failAt-1, i)
 	if ok {
 		if end = ws(b, end); end == len(b) {
-			return 0, true
+			return nil
 		}
-		return end, false
+		at = end
 	}
-	return max(w.failAt-1, i), false
+	if w.tooDeep {
+		return fmt.Errorf("JSON nested deeper than %d (the depth inspect_ai's decoder takes) at offset %d", maxFastDepth, at)
+	}
+	return fmt.Errorf("invalid JSON at offset %d near %q", at, near(b, at))
 }
 
 // failed records, as a walk that stopped goes back up, the key or index at
@@ -840,7 +853,7 @@ func (w *walk) walkObject(i int, fn func(w *walk, key []byte, vs int) (int, bool
 		case escaped && !w.canonical:
 			w.rewrite = true // which field it names, or whether it repeats one, is the rewrite's
 			return 0, false
-		case escaped || !utf8.Valid(key):
+		case escaped || !ascii(key) && !utf8.Valid(key):
 			// as the decoder reads it: escapes resolved, invalid UTF-8
 			// replaced
 			s, err := DecodeString(b[i:ke])
@@ -917,6 +930,23 @@ func (w *walk) elements(i int, fn func(w *walk, es int) (int, bool)) (int, bool)
 			return 0, false
 		}
 	}
+}
+
+// ascii reports whether b is all ASCII, eight bytes at a time (a key is
+// nearly always short and ASCII).
+func ascii(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // The keys of one object, to tell a repeated one: a 64-bit filter of them
@@ -1167,6 +1197,7 @@ func (w *walk) skipPortable(i int, strict bool) (int, bool) {
 			switch c {
 			case '{', '[':
 				if len(stack) >= maxFastDepth {
+					w.tooDeep = true
 					return w.stop(i)
 				}
 				stack = append(stack, frame{object: c == '{', first: len(keys)})
