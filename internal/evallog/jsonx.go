@@ -256,13 +256,21 @@ func DecodeString(raw []byte) (string, error) {
 	return "", fmt.Errorf("not a JSON string: %.40q", raw)
 }
 
-// unquote unescapes the body of a JSON string in one pass into one
-// allocation: the runs between escapes are found 32 bytes at a time
+// unquote unescapes the body of a JSON string into one allocation
+// (appendUnquoted).
+func unquote(body []byte) (string, bool) {
+	out, ok := appendUnquoted(make([]byte, 0, len(body)), body) // unescaping only shortens valid text
+	return unsafe.String(unsafe.SliceData(out), len(out)), ok
+}
+
+// appendUnquoted appends the unescaped body of a JSON string to dst in one
+// pass: the runs between escapes are found 32 bytes at a time
 // (indexSpecial), and copied whole where they are valid UTF-8 (a byte of
 // invalid UTF-8 becomes U+FFFD). It reports false for an invalid escape, a
-// raw quote or control byte.
-func unquote(body []byte) (string, bool) {
-	out := make([]byte, 0, len(body)) // unescaping only shortens valid text
+// raw quote or control byte. A body cut where a character starts and not
+// within an escape (the stream walk's chunks of a big text) gives, chunk by
+// chunk, what it gives whole.
+func appendUnquoted(out, body []byte) ([]byte, bool) {
 	i := 0
 	for {
 		k, found := indexSpecial(body[i:])
@@ -283,11 +291,11 @@ func unquote(body []byte) (string, bool) {
 			break
 		}
 		if body[k] != '\\' {
-			return "", false // a raw quote or control byte
+			return out, false // a raw quote or control byte
 		}
 		n := escapeLen(body[k:])
 		if n <= 0 {
-			return "", false
+			return out, false
 		}
 		switch e := body[k+1]; e {
 		case '"', '\\', '/':
@@ -317,7 +325,7 @@ func unquote(body []byte) (string, bool) {
 		}
 		i = k + n
 	}
-	return unsafe.String(unsafe.SliceData(out), len(out)), true
+	return out, true
 }
 
 // hex4 is the value of four hex digits (checked by escapeLen).

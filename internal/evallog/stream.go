@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -1124,78 +1123,13 @@ func (t *textTable) end() (int, error) {
 // decode decodes t.raw[:k] (from the opening quote) and feeds it to the
 // builder.
 func (t *textTable) decode(k int) error {
-	if k == len(t.raw) {
-		t.raw = append(t.raw, '"')
-	} else {
-		defer func(c byte) { t.raw[k] = c }(t.raw[k])
-		t.raw[k] = '"'
-	}
-	if b, ok := unescapePlain(t.out[:0], t.raw[1:k]); ok {
-		t.out = b
-		t.b.feed(b, t.strs)
-		return nil
-	}
-	s, err := DecodeString(t.raw[:k+1])
-	if err != nil {
+	b, ok := appendUnquoted(t.out[:0], t.raw[1:k]) // as DecodeString decodes it whole
+	if !ok {
 		return errFallback
 	}
-	t.b.feed([]byte(s), t.strs)
+	t.out = b
+	t.b.feed(b, t.strs)
 	return nil
-}
-
-// unescapePlain appends the decoded body of a JSON string to dst when it
-// holds nothing whose decoding could differ between decoders: valid UTF-8,
-// no control bytes, escapes of one character or of a code point outside
-// the surrogates. ok is false otherwise (DecodeString decodes it then).
-// goccy's unescape allocates several times a big text's size.
-func unescapePlain(dst, body []byte) ([]byte, bool) {
-	for len(body) > 0 {
-		i := bytes.IndexByte(body, '\\')
-		run := body
-		if i >= 0 {
-			run = body[:i]
-		}
-		if hasControl(run) || !utf8.Valid(run) {
-			return dst, false
-		}
-		dst = append(dst, run...)
-		if i < 0 {
-			return dst, true
-		}
-		body = body[i:]
-		if len(body) < 2 {
-			return dst, false
-		}
-		switch c := body[1]; c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			if len(body) < 6 {
-				return dst, false
-			}
-			r, err := strconv.ParseUint(string(body[2:6]), 16, 32)
-			if err != nil || r >= 0xD800 && r <= 0xDFFF {
-				return dst, false
-			}
-			dst = utf8.AppendRune(dst, rune(r))
-			body = body[6:]
-			continue
-		default:
-			return dst, false
-		}
-		body = body[2:]
-	}
-	return dst, true
 }
 
 // safeCut returns an index of raw (a string's raw bytes from its quote)
