@@ -126,7 +126,7 @@ test: venv-test pypkg java vet chromium versitygw
 # `go test` runs it from then on. Minimisation is off so the whole budget goes
 # to new inputs.
 FUZZTIME ?= 10s
-FUZZ := FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStreamDecode FuzzDecodeFast FuzzScan
+FUZZ := FuzzDecodeString FuzzZipReader FuzzDecodeSample FuzzLastKeyWins FuzzMayRepeatKey FuzzStreamDecode FuzzDecodeFast FuzzScan
 fuzz:
 	@for f in $(FUZZ); do go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 0 ./internal/evallog/ || exit 1; done
 

@@ -29,12 +29,27 @@ func BenchmarkDecodeSample(b *testing.B) {
 	testutil.ReportCPU(b, cpu, total)
 }
 
-// BenchmarkDecodeSampleDecoder is BenchmarkDecodeSample the way samples
-// were decoded before decodeFast: the repeated-key scan, then the decoder
-// over the whole sample.
+// BenchmarkDecodeSampleDecoder is BenchmarkDecodeSample by the reference
+// (decodeWhole, the way samples were decoded before the walk: the
+// repeated-key scan, then goccy over the whole sample).
 func BenchmarkDecodeSampleDecoder(b *testing.B) {
-	defer SetFastDecode(false)()
-	BenchmarkDecodeSample(b)
+	raws, total := benchLogSamples(b)
+	benchReference(b, raws, total)
+}
+
+func benchReference(b *testing.B, raws [][]byte, total int64) {
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := testutil.CPUSeconds()
+	for range b.N {
+		for _, raw := range raws {
+			if _, err := decodeWhole(raw, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	testutil.ReportCPU(b, cpu, total)
 }
 
 // BenchmarkOpenJSON opens (hashes and scans for sample ranges) a .json log
@@ -94,8 +109,8 @@ func corpusSamples(b testing.TB) (raws [][]byte, total int64) {
 }
 
 // BenchmarkDecodeCorpus decodes every sample of the fixtures and corpora
-// whole (as ingest decodes a sample under 8 MiB) and reports MB/s of sample
-// JSON.
+// held in memory (as ingest decodes a sample under 8 MiB) and reports MB/s
+// of sample JSON.
 func BenchmarkDecodeCorpus(b *testing.B) {
 	raws, total := corpusSamples(b)
 	b.SetBytes(total)
@@ -113,11 +128,11 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 	testutil.ReportCPU(b, cpu, total)
 }
 
-// BenchmarkDecodeCorpusDecoder is BenchmarkDecodeCorpus the way samples
-// were decoded before decodeFast.
+// BenchmarkDecodeCorpusDecoder is BenchmarkDecodeCorpus by the reference
+// (decodeWhole).
 func BenchmarkDecodeCorpusDecoder(b *testing.B) {
-	defer SetFastDecode(false)()
-	BenchmarkDecodeCorpus(b)
+	raws, total := corpusSamples(b)
+	benchReference(b, raws, total)
 }
 
 // BenchmarkLastKeyWins is the repeated-key pass alone over the same samples
@@ -144,16 +159,6 @@ func benchKeyPass(b *testing.B, pass func([]byte) ([]byte, bool)) {
 			}
 		}
 	}
-}
-
-// BenchmarkDecodeCorpusHeld decodes the same samples as
-// BenchmarkDecodeCorpus by the stream walk over the bytes in memory, as
-// Decode decodes a sample of 8 MiB or more that decodeFast does not take.
-func BenchmarkDecodeCorpusHeld(b *testing.B) {
-	defer func(f int) { heldFrom = f }(heldFrom)
-	heldFrom = 0
-	defer SetFastDecode(false)()
-	BenchmarkDecodeCorpus(b)
 }
 
 // BenchmarkDecodeStream decodes the samples of the fixtures and corpora

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	json "github.com/goccy/go-json"
 )
@@ -148,8 +150,8 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 			*f = Float{math.Inf(-1), true}
 			return nil
 		}
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := DecodeString(b)
+		if err != nil {
 			return err
 		}
 		v, err := parseFloat(s)
@@ -224,18 +226,123 @@ func (n Int) Ptr() *int64 {
 	return &v
 }
 
-// DecodeString decodes a raw JSON string. A string without escapes that is
-// valid UTF-8 (most of them) is taken as it is, which is what decoding would
-// give, without a call to the decoder.
+// DecodeString decodes a raw JSON string as encoding/json (and goccy, and
+// so the decoder this package had) decode it: escapes resolved, a \u
+// surrogate pair joined, a lone surrogate and every byte of invalid UTF-8
+// replaced by U+FFFD. A string without escapes that is valid UTF-8 (most of
+// them) is its body; any other is unescaped in one pass (unquote); null is
+// "", and whitespace around either is passed over. raw that is not one
+// well-formed JSON string is an error. FuzzDecodeString holds it
+// to goccy.
 func DecodeString(raw []byte) (string, error) {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
-		if body := raw[1 : n-1]; bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
-			return string(body), nil
+	if n := len(raw); n > 0 && (raw[0] <= ' ' || raw[n-1] <= ' ') {
+		raw = raw[ws(raw, 0):]
+		for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
+			raw = raw[:len(raw)-1]
 		}
 	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
+	if string(raw) == "null" {
+		return "", nil // as goccy decodes null into a string
+	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		body := raw[1 : n-1]
+		if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) && !hasControl(body) {
+			return string(body), nil
+		}
+		if s, ok := unquote(body); ok {
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("not a JSON string: %.40q", raw)
+}
+
+// unquote unescapes the body of a JSON string into one allocation
+// (appendUnquoted).
+func unquote(body []byte) (string, bool) {
+	out, ok := appendUnquoted(make([]byte, 0, len(body)), body) // unescaping only shortens valid text
+	return unsafe.String(unsafe.SliceData(out), len(out)), ok
+}
+
+// appendUnquoted appends the unescaped body of a JSON string to dst in one
+// pass: the runs between escapes are found 32 bytes at a time
+// (indexSpecial), and copied whole where they are valid UTF-8 (a byte of
+// invalid UTF-8 becomes U+FFFD). It reports false for an invalid escape, a
+// raw quote or control byte. A body cut where a character starts and not
+// within an escape (the stream walk's chunks of a big text) gives, chunk by
+// chunk, what it gives whole.
+func appendUnquoted(out, body []byte) ([]byte, bool) {
+	i := 0
+	for {
+		k, found := indexSpecial(body[i:])
+		k += i
+		if !found {
+			k = indexSpecialWords(body, k)
+		}
+		if run := body[i:k]; utf8.Valid(run) {
+			out = append(out, run...)
+		} else {
+			for len(run) > 0 {
+				r, size := utf8.DecodeRune(run)
+				out = utf8.AppendRune(out, r) // RuneError for an invalid byte
+				run = run[size:]
+			}
+		}
+		if k == len(body) {
+			break
+		}
+		if body[k] != '\\' {
+			return out, false // a raw quote or control byte
+		}
+		n := escapeLen(body[k:])
+		if n <= 0 {
+			return out, false
+		}
+		switch e := body[k+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(body[k+2 : k+6])
+			if utf16.IsSurrogate(r) {
+				r0 := r
+				r = utf8.RuneError
+				if k+12 <= len(body) && body[k+6] == '\\' && escapeLen(body[k+6:]) == 6 {
+					if pair := utf16.DecodeRune(r0, hex4(body[k+8:k+12])); pair != utf8.RuneError {
+						r, n = pair, 12
+					}
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		}
+		i = k + n
+	}
+	return out, true
+}
+
+// hex4 is the value of four hex digits (checked by escapeLen).
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // isNull reports whether a raw JSON value is absent or null.

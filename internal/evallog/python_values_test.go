@@ -78,9 +78,6 @@ func TestValuesAsPythonReadsThem(t *testing.T) {
 					t.Fatal(err)
 				}
 				raw := d.Scores["s"].Value
-				if d.Sanitized {
-					raw = RestoreNonFinite(raw)
-				}
 				kind, fl, _ := scorevalue.Project(raw)
 				if kind != pyType {
 					t.Errorf("value %s: kind %s, python type %s", lit, kind, pyType)

@@ -2,6 +2,7 @@ package evallog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,9 +16,10 @@ import (
 // scorer's name, and the version-3 pools in place of events_data.
 type DecodedSample struct {
 	Sample
-	// Sanitized reports that the sample held bare NaN/Infinity literals;
-	// raw values taken from it go through RestoreNonFinite.
-	Sanitized bool
+	// canonical is set when the sample was walked after lastKeyWins'
+	// rewrite: the walks of its raw values (inputs, outputs) take its keys
+	// as decoded (see walk.canonical).
+	canonical bool
 	// attachments is the raw {hash: content} object that attachment:// and
 	// tc:// refs point into; values are decoded only when a ref needs them.
 	attachments json.RawMessage
@@ -25,9 +27,9 @@ type DecodedSample struct {
 	index       attachmentIndex
 	messages    []json.RawMessage
 	id, idKind  string // see IDString
-	// eventIndex, when decodeFast took the sample, is each kept event's
-	// place in the sample's events (it keeps only the kinds the tables
-	// read), so that an error names the event as the log lists it.
+	// eventIndex is each kept event's place in the sample's events (the
+	// walk keeps only the kinds the tables read), so that an error names
+	// the event as the log lists it.
 	eventIndex []int
 	// view is what the tables keep of the sample, built by finish.
 	view *SampleView
@@ -66,8 +68,7 @@ func (d *DecodedSample) Release() {
 	if d.Transcript != nil {
 		d.Transcript.Content = nil
 	}
-	// The other raw values are sub-slices too when decodeFast took the
-	// sample.
+	// The other raw values are sub-slices too.
 	d.ID, d.Metadata, d.Scores, d.Score, d.view = nil, nil, nil, nil, nil
 	clear(d.Events[:cap(d.Events)])
 	d.Events = d.Events[:0]
@@ -87,64 +88,41 @@ func (d *DecodedSample) reset() {
 // grow a new list (the largest allocation of a decode) for each. Nothing of
 // the previous sample survives.
 //
-// A sample is decoded one of three ways, and each is there for what the
-// others cannot do:
-//
-//   - decodeFast (fastsample.go), every sample it takes, of any size: one
-//     walk of the bytes in memory, strict (no repeated key, no NaN, plain
-//     keys, the types the tables want), keeping sub-slices of raw. It is
-//     the decoder of every sample the writers write.
-//   - the stream walk (stream.go), from 8 MiB on (streamFrom, heldFrom): the kept
-//     fields copied out as the bytes pass, the rest skipped, then handed to
-//     the decoder. DecodeRef runs it on the inflating member, so that a
-//     sample of hundreds of megabytes is never held; Decode runs it on a
-//     sample it holds that decodeFast refused, where decoding whole would
-//     cost a multiple of the sample (BenchmarkHugeFallbackSampleMemory: 64
-//     MiB with a bare NaN, a peak of about 4 MiB above the sample this way,
-//     215 MiB whole).
-//   - the whole unmarshal (goccy, after the repeated-key rewrite), for the
-//     rest: a sample decodeFast refused (pydantic's lax conversions, keys in
-//     another case, NaN) and every error, whose message names the offset.
-//     It is the reference the others are tested against
-//     (TestDecodeFastAsWhole, FuzzDecodeFast, FuzzStreamDecode).
-//
-// Why not one: decodeFast needs the whole sample in memory and leaves what
-// it does not take to the decoder, which holds pydantic's lax rules; taking
-// those into the walk (or generating all three from the structs, as
-// event_fields_gen.go is) is the remaining step of issue 39.
+// A sample is decoded by one walk of its bytes (walk.go): it takes
+// what the tables read where it lies (raw values are sub-slices of raw),
+// checks the rest as inspect_ai's decoder would refuse it (invalid JSON
+// anywhere; the shape and types of what it reads, with pydantic's lax
+// conversions), reads NaN and Infinity as Python writes them, and names
+// where a sample it refuses goes wrong. A sample that repeats a key where
+// that matters, or spells a key with an escape, is walked again after
+// lastKeyWins' rewrite, in which no key repeats (as Python decodes keys).
+// A sample too large to hold is walked as its member streams past
+// (DecodeRef, stream.go), which hands the walk a document of what the
+// tables read.
 func (d *DecodedSample) Decode(raw []byte, legacyScoreName string) error {
-	return d.decode(raw, legacyScoreName, len(raw) >= heldFrom)
-}
-
-// heldFrom is the raw size from which Decode walks a sample decodeFast
-// refused as a stream: below it the walk would only add a pass (decoding
-// whole is about twice as fast) for memory that does not matter. Tests set
-// it to 0.
-var heldFrom = 8 << 20
-
-// decode is Decode, walking raw as a stream when decodeFast refuses it if
-// walk (DecodeRef does not: its stream walk of the member refused it).
-func (d *DecodedSample) decode(raw []byte, legacyScoreName string, walk bool) error {
 	d.reset()
-	if fastDecode && d.decodeFast(raw) {
-		d.attachments = d.Attachments
-		return d.finish(legacyScoreName)
+	if err := d.walkDocument(raw); err != nil {
+		return err
 	}
-	if walk {
-		d.reset()
-		if d.decodeStream(heldOpener(raw), legacyScoreName) == nil {
-			return nil
-		}
-	}
-	d.reset()
-	raw, _ = lastKeyWins(raw)
-	sanitized, err := unmarshal(raw, &d.Sample)
-	if err != nil {
-		return describeJSONError(raw, err)
-	}
-	d.Sanitized = sanitized
 	d.attachments = d.Attachments
 	return d.finish(legacyScoreName)
+}
+
+// walkDocument walks the sample raw into d (reset), or its rewrite.
+func (d *DecodedSample) walkDocument(raw []byte) error {
+	err := d.walkSample(raw, false)
+	if errors.Is(err, errRewrite) {
+		// The walk stopped at the first repeated key; what lies after it
+		// must be JSON too, or the rewrite might make it so.
+		if err := syntaxError(raw); err != nil {
+			return err
+		}
+		canon, _ := lastKeyWins(raw)
+		d.reset()
+		d.canonical = true
+		err = d.walkSample(canon, true)
+	}
+	return err
 }
 
 // finish migrates a decoded sample's legacy shapes and checks its id and
@@ -156,7 +134,7 @@ func (d *DecodedSample) finish(legacyScoreName string) error {
 	}
 	if t := d.Transcript; t != nil {
 		if len(d.Events) == 0 {
-			d.Events = t.Events
+			d.Events, d.eventIndex = t.Events, t.index
 		}
 		if isNull(d.attachments) {
 			d.attachments = t.Content
@@ -355,13 +333,13 @@ func (x *attachmentIndex) lookup(obj []byte, key string) (string, bool) {
 // repeated key winning, as lookupString finds it. flat is false for any
 // other object, or for null or nothing.
 func indexStrings(obj []byte) (values map[string][]byte, flat bool) {
-	i := skipSpace(obj, 0)
+	i := ws(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil, false
 	}
 	values = map[string][]byte{}
-	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
-		return values, skipSpace(obj, i+1) == len(obj)
+	if i = ws(obj, i+1); i < len(obj) && obj[i] == '}' {
+		return values, ws(obj, i+1) == len(obj)
 	}
 	for {
 		ke := stringEnd(obj, i)
@@ -369,23 +347,23 @@ func indexStrings(obj []byte) (values map[string][]byte, flat bool) {
 			return nil, false
 		}
 		key := obj[i+1 : ke-1]
-		if i = skipSpace(obj, ke); i >= len(obj) || obj[i] != ':' {
+		if i = ws(obj, ke); i >= len(obj) || obj[i] != ':' {
 			return nil, false
 		}
-		vs := skipSpace(obj, i+1)
+		vs := ws(obj, i+1)
 		ve := stringEnd(obj, vs)
 		if ve < 0 {
 			return nil, false
 		}
 		values[string(key)] = obj[vs:ve]
-		if i = skipSpace(obj, ve); i >= len(obj) {
+		if i = ws(obj, ve); i >= len(obj) {
 			return nil, false
 		}
 		switch obj[i] {
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = ws(obj, i+1)
 		case '}':
-			return values, skipSpace(obj, i+1) == len(obj)
+			return values, ws(obj, i+1) == len(obj)
 		default:
 			return nil, false
 		}
@@ -405,19 +383,22 @@ func escapedAt(b []byte, i int) bool {
 
 // InputMessages returns a model event's input messages, expanding input_refs
 // ranges into the message pool like a Python slice (out-of-range ends are
-// cut, §3.4). It decodes only the role and content of each message.
+// cut, §3.4). It decodes only the role, content and tool calls of each
+// message.
 func (d *DecodedSample) InputMessages(e *Event) ([]Message, error) {
 	raws, err := d.inputRaws(e.InputRefs, e.Input)
 	if err != nil {
 		return nil, err
 	}
-	msgs := make([]Message, 0, len(raws))
-	for _, raw := range raws {
-		var m Message
-		if _, err := unmarshal(raw, &m); err != nil {
+	msgs := make([]Message, len(raws))
+	for i, raw := range raws {
+		m := &msgs[i]
+		if _, err := d.walkRaw(raw, func(w *walk, i int) (int, bool) {
+			*m = Message{}
+			return w.message(i, m)
+		}); err != nil {
 			return nil, fmt.Errorf("model event input message: %w", err)
 		}
-		msgs = append(msgs, m)
 	}
 	return msgs, nil
 }
@@ -436,11 +417,8 @@ func (d *DecodedSample) InputCount(e *Event) (int, error) {
 	if !isInlineList(e.Input) {
 		return 0, nil
 	}
-	var items []struct{} // messages are objects; their fields are skipped
-	if _, err := unmarshal(e.Input, &items); err != nil {
-		return 0, fmt.Errorf("model event input: %w", err)
-	}
-	return len(items), nil
+	raws, err := d.inlineMessages(e.Input)
+	return len(raws), err
 }
 
 // LastUserText is the text of the last user message of a model event's input
@@ -451,15 +429,63 @@ func (d *DecodedSample) LastUserText(e *Event) (string, error) {
 		return "", err
 	}
 	for i := len(raws) - 1; i >= 0; i-- {
-		var m Message // usually the last message is the user's
-		if _, err := unmarshal(raws[i], &m); err != nil {
-			return "", fmt.Errorf("model event input message: %w", err)
+		user, text, err := d.userText(raws[i]) // usually the last message is the user's
+		if err != nil {
+			return "", err
 		}
-		if m.Role == "user" {
-			return d.Text(&m), nil
+		if user {
+			return text, nil
 		}
 	}
 	return "", nil
+}
+
+// inlineMessages lists the messages of an inline input list (objects, or
+// null, checked as the sample's kept values are), each a sub-slice of
+// input.
+func (d *DecodedSample) inlineMessages(input []byte) ([]json.RawMessage, error) {
+	var raws []json.RawMessage
+	_, err := d.walkRaw(input, func(w *walk, i int) (int, bool) {
+		raws = []json.RawMessage{}
+		return w.elements(i, func(w *walk, es int) (int, bool) {
+			if w.b[es] != '{' && !w.isNullAt(es) {
+				return 0, false // a message is an object (or null, a zero one, as goccy reads it)
+			}
+			ve, ok := w.skipChecked(es)
+			if ok {
+				raws = append(raws, w.b[es:ve])
+			}
+			return ve, ok
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("model event input: %w", err)
+	}
+	return raws, nil
+}
+
+// walkRaw walks the raw value raw of the sample (a message, an input list,
+// an output) with fn, as the sample was walked (canonical or not); a value
+// the walk takes only after lastKeyWins' rewrite is walked again so (fn
+// starts over: it resets what it fills). It returns the bytes walked (raw,
+// or its rewrite, which what fn took lies in) and the walk's error.
+func (d *DecodedSample) walkRaw(raw []byte, fn func(w *walk, i int) (int, bool)) ([]byte, error) {
+	canonical := d.canonical
+	for {
+		w := &walk{b: raw, canonical: canonical}
+		end, ok := fn(w, ws(raw, 0))
+		if ok && ws(raw, end) == len(raw) {
+			return raw, nil
+		}
+		if ok {
+			w.failAt = ws(raw, end) + 1 // something after the value
+		}
+		if !w.rewrite {
+			return raw, w.error()
+		}
+		raw, _ = lastKeyWins(raw)
+		canonical = true
+	}
 }
 
 // inputRaws lists a model event's raw input messages (its input_refs and
@@ -475,9 +501,7 @@ func (d *DecodedSample) inputRaws(refs [][]int, input json.RawMessage) ([]json.R
 			raws = append(raws, p...)
 		}
 	} else if isInlineList(input) {
-		if _, err := unmarshal(input, &raws); err != nil {
-			return nil, fmt.Errorf("model event input: %w", err)
-		}
+		return d.inlineMessages(input)
 	}
 	return raws, nil
 }
@@ -501,22 +525,27 @@ func isInlineList(raw json.RawMessage) bool {
 	return !isNull(raw) && strings.HasPrefix(strings.TrimSpace(string(raw)), "[")
 }
 
-// ModelOutput decodes a model event's output.
+// ModelOutput decodes a model event's output, but for its completion,
+// which is left empty: no table reads a call's completion (a copy of the
+// reply's text; sample.output's is read, Sample.Output).
 func (d *DecodedSample) ModelOutput(e *Event) (*ModelOutput, error) {
 	if isNull(e.Output) {
 		return nil, nil
 	}
-	var o ModelOutput
-	if !fastDecode || !decodeOutput(e.Output, &o) {
-		o = ModelOutput{}
-		if _, err := unmarshal(e.Output, &o); err != nil {
+	o := e.decoded // the walk's, as it passed the output
+	if o == nil {
+		o = new(ModelOutput)
+		if _, err := d.walkRaw(e.Output, func(w *walk, i int) (int, bool) {
+			*o = ModelOutput{}
+			return w.modelOutput(i, o, false)
+		}); err != nil {
 			return nil, fmt.Errorf("model event output: %w", err)
 		}
 	}
-	if err := checkOutput("model event output", &o); err != nil {
+	if err := checkOutput("model event output", o); err != nil {
 		return nil, err
 	}
-	return &o, nil
+	return o, nil
 }
 
 // EventError returns a model event's error message ("" when the call
@@ -528,9 +557,15 @@ func EventError(e *Event) string {
 	if s, err := DecodeString(e.Error); err == nil {
 		return s
 	}
-	var ee EvalError
-	if err := json.Unmarshal(e.Error, &ee); err == nil {
-		return ee.Message
+	var msg string
+	w := &walk{b: e.Error, canonical: true} // an EvalError, in some old logs
+	if end, ok := w.members(ws(e.Error, 0), func(w *walk, k []byte, vs int) (int, bool) {
+		if string(k) == "message" {
+			return w.stringValue(vs, &msg)
+		}
+		return w.skipLoose(vs)
+	}); ok && ws(e.Error, end) == len(e.Error) {
+		return msg
 	}
 	return string(e.Error)
 }

@@ -33,8 +33,8 @@ func TestDecodeSampleEdgeShapes(t *testing.T) {
 	if id, kind := d.IDString(); id != "123456789012345678901234567890" || kind != "int" {
 		t.Errorf("id = %s (%s)", id, kind)
 	}
-	if !d.Sanitized {
-		t.Error("NaN literal not noticed")
+	if got := string(d.View().Scores[0].Value); got != "NaN" {
+		t.Errorf("the legacy score's value %q, want the NaN literal", got)
 	}
 	if _, ok := d.Scores["match"]; !ok || len(d.Scores) != 1 {
 		t.Errorf("legacy score not migrated: %v", d.Scores)

@@ -117,30 +117,39 @@ func ScanSample(raw []byte) bool {
 }
 
 // skipChecked returns the end of the JSON value at b[i], having checked
-// all of it as decodeFast takes a sample: skipPortable's check, by the
-// structural index where there is one.
+// all of it as the walk takes a sample: skipPortable's check, strict, by
+// the structural index where there is one. It is the skip of a value that
+// is kept (raw, or decoded later), whose objects must not repeat a key:
+// Python keeps a repeated key's last value, which the rewrite
+// (lastKeyWins) gives where the walk declines.
 func (w *walk) skipChecked(i int) (int, bool) {
 	if i < len(w.b) && (w.b[i] == '{' || w.b[i] == '[') && w.index() {
-		return w.idx.skip(w, i)
+		return w.idx.skip(w, i, true)
 	}
-	return w.skipPortable(i)
+	return w.skipPortable(i, true)
+}
+
+// skipLoose is skipChecked of a value nothing is kept of, but whether it
+// is valid JSON: its objects' keys are checked as strings only, since
+// which of two equal keys wins (or how a key is spelled) changes nothing
+// the tables read.
+func (w *walk) skipLoose(i int) (int, bool) {
+	if i < len(w.b) && (w.b[i] == '{' || w.b[i] == '[') && w.index() {
+		return w.idx.skip(w, i, false)
+	}
+	return w.skipPortable(i, false)
 }
 
 // skip is skipPortable of the object or array at b[i], over the tokens
 // of the index.
-func (x *structIndex) skip(w *walk, i int) (int, bool) {
+func (x *structIndex) skip(w *walk, i int, strict bool) (int, bool) {
 	b := w.b
 	k := tokens{t: x.bits, wi: 2 * (i >> 6)}
 	k.cur = k.t[k.wi] &^ (1<<(i&63) - 1)
 	if k.cur&(1<<(i&63)) == 0 {
-		return w.skipPortable(i) // not a token: only if the walk came here amiss
+		return w.skipPortable(i, strict) // not a token: only if the walk came here amiss
 	}
 	k.cur &= k.cur - 1
-	type frame struct {
-		object bool
-		first  int // index in keys of the object's first key
-		keys   keySet
-	}
 	var stackArr [12]frame
 	var keysArr [40]span
 	stack, keys := stackArr[:0], keysArr[:0]
@@ -167,6 +176,7 @@ func (x *structIndex) skip(w *walk, i int) (int, bool) {
 			switch c {
 			case '{', '[':
 				if len(stack) >= maxFastDepth {
+					w.tooDeep = true
 					return 0, false
 				}
 				stack = append(stack, frame{object: c == '{', first: len(keys)})
@@ -201,22 +211,13 @@ func (x *structIndex) skip(w *walk, i int) (int, bool) {
 				break
 			}
 			q, ok := k.next()
-			if c != '"' || !ok || q >= len(b) || x.backslashIn(p+1, q) {
-				return 0, false // not a key, or not plain
+			if c != '"' || !ok || q >= len(b) {
+				return 0, false // not a key
 			}
-			f := &stack[len(stack)-1]
-			if f.keys.hashes == nil && len(keys)-f.first < 32 {
-				// repeats, inline: the filter's bit is new
-				bit := keyBitIn(b, p+1, q)
-				if f.keys.filter&bit == 0 {
-					f.keys.filter |= bit
-				} else if f.keys.repeatsIn(keys[f.first:], b, p+1, q) {
-					return 0, false
-				}
-			} else if f.keys.repeats(keys[f.first:], b, p+1, q) {
+			if strict && !w.canonical && !x.plainKey(&stack[len(stack)-1], &keys, b, p+1, q) {
+				w.rewrite = true // the rewrite's (see walk.canonical)
 				return 0, false
 			}
-			keys = append(keys, span{p + 1, q})
 			r, ok := k.next()
 			if !ok || r >= len(b) || b[r] != ':' {
 				return 0, false
@@ -247,6 +248,28 @@ func (x *structIndex) skip(w *walk, i int) (int, bool) {
 		}
 		state = sCommaOrClose
 	}
+}
+
+// plainKey adds the key b[start:end] to the keys of frame f (held from
+// f.first on in keys) and reports whether it is plain (no backslash) and
+// not repeated in the object.
+func (x *structIndex) plainKey(f *frame, keys *[]span, b []byte, start, end int) bool {
+	if x.backslashIn(start, end) {
+		return false
+	}
+	if f.keys.hashes == nil && len(*keys)-f.first < 32 {
+		// repeats, inline: the filter's bit is new
+		bit := keyBitIn(b, start, end)
+		if f.keys.filter&bit == 0 {
+			f.keys.filter |= bit
+		} else if f.keys.repeatsIn((*keys)[f.first:], b, start, end) {
+			return false
+		}
+	} else if f.keys.repeats((*keys)[f.first:], b, start, end) {
+		return false
+	}
+	*keys = append(*keys, span{start, end})
+	return true
 }
 
 // tokens reads the token bitmap of an index in order: cur is what is left

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,18 +151,29 @@ func oneOf(set map[string]bool) string {
 
 // checkKinds checks the recorded kinds of fields against a generated table.
 func checkKinds(where string, table map[string]jsonKinds, fields map[string]jsonKind) error {
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
+	list := make([]namedKind, 0, len(fields))
+	for n, f := range fields {
+		list = append(list, namedKind{n, f})
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		f := fields[n]
-		allowed, known := table[n]
+	slices.SortFunc(list, func(a, b namedKind) int { return strings.Compare(a.name, b.name) })
+	return checkKindList(where, table, list)
+}
+
+// namedKind is a member's name and the kind of its value.
+type namedKind struct {
+	name string
+	jsonKind
+}
+
+// checkKindList is checkKinds of fields listed in name order (the first in
+// that order that is wrong is named).
+func checkKindList(where string, table map[string]jsonKinds, fields []namedKind) error {
+	for _, f := range fields {
+		allowed, known := table[f.name]
 		if !f.Set || !known || allowed.accepts(f.Kind) {
 			continue
 		}
-		return fmt.Errorf("%s%s: a %s, where inspect_ai's model takes a %s", where, n, f.Kind, allowed)
+		return fmt.Errorf("%s%s: a %s, where inspect_ai's model takes a %s", where, f.name, f.Kind, allowed)
 	}
 	return nil
 }
@@ -256,9 +268,13 @@ func checkDatetime(field, s string) error {
 		return nil
 	}
 	if _, err := ParseDatetime(s); err != nil {
-		return fmt.Errorf("%s: %q is not a datetime inspect_ai reads (datetime.fromisoformat, in UTC: %v)", field, s, err)
+		return datetimeError(field, s, err)
 	}
 	return nil
+}
+
+func datetimeError(field, s string, err error) error {
+	return fmt.Errorf("%s: %q is not a datetime inspect_ai reads (datetime.fromisoformat, in UTC: %v)", field, s, err)
 }
 
 // checkValue checks a score value as inspect_ai's Value: a str, int,
@@ -294,16 +310,18 @@ func (d *DecodedSample) validate() error {
 	if !d.Epoch.Valid {
 		return errors.New("epoch: missing or null (inspect_ai's EvalSample requires an int)")
 	}
-	fields := map[string]jsonKind{
-		"input": d.Input, "target": d.Target, "choices": d.Choices, "description": d.Description, "sandbox": d.Sandbox,
-		"files": d.Files, "setup": d.Setup, "messages": d.Messages, "store": d.Store, "timelines": d.Timelines,
-		"model_usage": d.ModelUsage, "role_usage": d.RoleUsage, "model_fallbacks": d.ModelFallbacks,
-		"invalidation": d.Invalidation, "error_retries": d.ErrorRetries, "token_limit_type": d.TokenLimitType,
-	}
+	var metadata jsonKind
 	if len(d.Metadata) > 0 {
-		fields["metadata"] = jsonKind{kindOf(firstByte(d.Metadata)), true}
+		metadata = jsonKind{kindOf(firstByte(d.Metadata)), true}
 	}
-	if err := checkKinds("", inspectSampleKinds, fields); err != nil {
+	fields := [...]namedKind{ // in name order
+		{"choices", d.Choices}, {"description", d.Description}, {"error_retries", d.ErrorRetries},
+		{"files", d.Files}, {"input", d.Input}, {"invalidation", d.Invalidation}, {"messages", d.Messages},
+		{"metadata", metadata}, {"model_fallbacks", d.ModelFallbacks}, {"model_usage", d.ModelUsage},
+		{"role_usage", d.RoleUsage}, {"sandbox", d.Sandbox}, {"setup", d.Setup}, {"store", d.Store},
+		{"target", d.Target}, {"timelines", d.Timelines}, {"token_limit_type", d.TokenLimitType},
+	}
+	if err := checkKindList("", inspectSampleKinds, fields[:]); err != nil {
 		return err
 	}
 	if d.Output.Null {
@@ -329,7 +347,7 @@ func (d *DecodedSample) validate() error {
 	for i := range d.Events {
 		at := i
 		if len(d.eventIndex) == len(d.Events) {
-			at = d.eventIndex[i] // decodeFast's: the place in the log's list
+			at = d.eventIndex[i] // the walk's: the place in the log's list
 		}
 		if err := checkEvent(at, &d.Events[i]); err != nil {
 			return err
@@ -341,31 +359,32 @@ func (d *DecodedSample) validate() error {
 // checkEvent checks an event's kind, and the fields the tables read of the
 // kinds they read.
 func checkEvent(i int, e *Event) error {
-	where := fmt.Sprintf("events[%d]", i)
 	if !inspectEventKinds[e.Event] {
-		return fmt.Errorf("%s: an event of kind %q, none of inspect_ai's (%s)", where, e.Event, oneOf(inspectEventKinds))
+		return fmt.Errorf("events[%d]: an event of kind %q, none of inspect_ai's (%s)", i, e.Event, oneOf(inspectEventKinds))
 	}
 	if !keptEvents[e.Event] {
 		return nil
 	}
-	if err := checkDatetime(where+".timestamp", e.Timestamp); err != nil {
-		return err
+	if e.Timestamp != "" {
+		if _, err := ParseDatetime(e.Timestamp); err != nil {
+			return datetimeError(fmt.Sprintf("events[%d].timestamp", i), e.Timestamp, err)
+		}
 	}
 	switch e.Event {
 	case "step":
 		if !inspectStepActions[e.Action] {
-			return fmt.Errorf("%s.action: %q is none of %s", where, e.Action, oneOf(inspectStepActions))
+			return fmt.Errorf("events[%d].action: %q is none of %s", i, e.Action, oneOf(inspectStepActions))
 		}
 	case "model":
 		switch {
 		case len(e.Output) == 0 || isNull(e.Output):
-			return fmt.Errorf("%s.output: missing or null (inspect_ai's ModelEvent requires a ModelOutput)", where)
+			return fmt.Errorf("events[%d].output: missing or null (inspect_ai's ModelEvent requires a ModelOutput)", i)
 		case len(e.Error) > 0 && kindOf(firstByte(e.Error))&(kString|kNull) == 0:
-			return fmt.Errorf("%s.error: a %s, where inspect_ai's ModelEvent takes a string or null", where, kindOf(firstByte(e.Error)))
+			return fmt.Errorf("events[%d].error: a %s, where inspect_ai's ModelEvent takes a string or null", i, kindOf(firstByte(e.Error)))
 		case len(e.Input) > 0 && kindOf(firstByte(e.Input)) != kArray:
-			return fmt.Errorf("%s.input: a %s, where inspect_ai's ModelEvent takes a list of messages", where, kindOf(firstByte(e.Input)))
+			return fmt.Errorf("events[%d].input: a %s, where inspect_ai's ModelEvent takes a list of messages", i, kindOf(firstByte(e.Input)))
 		case e.Cache != "" && !inspectCache[e.Cache]:
-			return fmt.Errorf("%s.cache: %q is none of %s", where, e.Cache, oneOf(inspectCache))
+			return fmt.Errorf("events[%d].cache: %q is none of %s", i, e.Cache, oneOf(inspectCache))
 		}
 	}
 	return nil
@@ -380,16 +399,15 @@ func checkOutput(where string, o *ModelOutput) error {
 	}
 	for i := range o.Choices {
 		c := &o.Choices[i]
-		at := fmt.Sprintf("%s.choices[%d]", where, i)
 		if c.Message.Role != "" && c.Message.Role != "assistant" {
-			return fmt.Errorf("%s.message.role: %q, where inspect_ai's ChatCompletionChoice holds an assistant message", at, c.Message.Role)
+			return fmt.Errorf("%s.choices[%d].message.role: %q, where inspect_ai's ChatCompletionChoice holds an assistant message", where, i, c.Message.Role)
 		}
 		if c.StopReason != "" && !inspectStopReasons[c.StopReason] {
-			return fmt.Errorf("%s.stop_reason: %q is none of %s", at, c.StopReason, oneOf(inspectStopReasons))
+			return fmt.Errorf("%s.choices[%d].stop_reason: %q is none of %s", where, i, c.StopReason, oneOf(inspectStopReasons))
 		}
 		for j := range c.Message.Content {
 			if t := c.Message.Content[j].Type; !inspectContentTypes[t] {
-				return fmt.Errorf("%s.message.content[%d].type: %q is none of %s", at, j, t, oneOf(inspectContentTypes))
+				return fmt.Errorf("%s.choices[%d].message.content[%d].type: %q is none of %s", where, i, j, t, oneOf(inspectContentTypes))
 			}
 		}
 	}

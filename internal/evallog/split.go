@@ -89,7 +89,7 @@ func keyIs(key []byte, name string) bool {
 }
 
 func firstByte(b []byte) byte {
-	if i := skipSpace(b, 0); i < len(b) {
+	if i := ws(b, 0); i < len(b) {
 		return b[i]
 	}
 	return 0
@@ -99,17 +99,18 @@ func firstByte(b []byte) byte {
 // of each member of the object b, in order. It reports false when b is not a
 // well-formed object or fn returns false.
 func eachMember(b []byte, fn func(key, val []byte) bool) bool {
+	w := &walk{b: b}
 	return eachItem(b, '{', func(i int) (int, bool) {
-		ke, ok := skipString(b, i)
+		ke, _, ok := w.checkString(i)
 		if !ok {
 			return 0, false
 		}
-		j := skipSpace(b, ke)
+		j := ws(b, ke)
 		if j >= len(b) || b[j] != ':' {
 			return 0, false
 		}
-		vs := skipSpace(b, j+1)
-		ve, ok := skipValue(b, vs, 0)
+		vs := ws(b, j+1)
+		ve, ok := skipValue(b, vs)
 		return ve, ok && fn(b[i:ke], b[vs:ve])
 	})
 }
@@ -117,7 +118,7 @@ func eachMember(b []byte, fn func(key, val []byte) bool) bool {
 // eachElement calls fn with each raw element of the array b.
 func eachElement(b []byte, fn func(e []byte) bool) bool {
 	return eachItem(b, '[', func(i int) (int, bool) {
-		ve, ok := skipValue(b, i, 0)
+		ve, ok := skipValue(b, i)
 		return ve, ok && fn(b[i:ve])
 	})
 }
@@ -127,129 +128,41 @@ func eachElement(b []byte, fn func(e []byte) bool) bool {
 // It reports false when b is not well formed or item returns false.
 func eachItem(b []byte, open byte, item func(i int) (int, bool)) bool {
 	closer := end(open)
-	i := skipSpace(b, 0)
+	i := ws(b, 0)
 	if i >= len(b) || b[i] != open {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = ws(b, i+1)
 	if i < len(b) && b[i] == closer {
-		return skipSpace(b, i+1) == len(b)
+		return ws(b, i+1) == len(b)
 	}
 	for {
 		e, ok := item(i)
 		if !ok {
 			return false
 		}
-		i = skipSpace(b, e)
+		i = ws(b, e)
 		if i >= len(b) {
 			return false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = ws(b, i+1)
 		case closer:
-			return skipSpace(b, i+1) == len(b)
+			return ws(b, i+1) == len(b)
 		default:
 			return false
 		}
 	}
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// maxSkipDepth bounds the nesting the walk follows; deeper documents are
-// left to the decoder.
-const maxSkipDepth = 1000
-
-// skipString returns the end (past the closing quote) of the string at b[i].
-// A string the decoder would refuse (a raw control byte, an invalid escape)
-// is refused, as skipped values must be ones the decoder takes.
-func skipString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return 0, false
-	}
-	start := i
-	for i++; ; {
-		i = nextQuoteOrBackslash(b, i)
-		if i < 0 {
-			return 0, false
-		}
-		if b[i] == '"' {
-			return i + 1, !hasControl(b[start:i])
-		}
-		n := escapeLen(b[i:])
-		if n <= 0 {
-			return 0, false
-		}
-		i += n
-	}
-}
-
-// skipValue returns the end of the JSON value at b[i]. Scalars are checked
-// to be a literal (true, false, null, and Python's NaN, Infinity, -Infinity)
-// or to look like a number; the decoder checks the values it decodes.
-func skipValue(b []byte, i, depth int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		if depth >= maxSkipDepth {
-			return 0, false
-		}
-		open, end := b[i], end(b[i])
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == end {
-			return i + 1, true
-		}
-		for {
-			if open == '{' {
-				ke, ok := skipString(b, i)
-				if !ok {
-					return 0, false
-				}
-				i = skipSpace(b, ke)
-				if i >= len(b) || b[i] != ':' {
-					return 0, false
-				}
-				i = skipSpace(b, i+1)
-			}
-			ve, ok := skipValue(b, i, depth+1)
-			if !ok {
-				return 0, false
-			}
-			i = skipSpace(b, ve)
-			if i >= len(b) {
-				return 0, false
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case end:
-				return i + 1, true
-			default:
-				return 0, false
-			}
-		}
-	}
-	j := i
-	for j < len(b) && isScalarByte(b[j]) {
-		j++
-	}
-	switch s := b[i:j]; {
-	case isNumber(s):
-		return j, true
-	case string(s) == "true", string(s) == "false", string(s) == "null", string(s) == "NaN", string(s) == "Infinity", string(s) == "-Infinity":
-		return j, true
-	}
-	return 0, false
+// skipValue returns the end of the JSON value at b[i], checked as the walk
+// checks a value it skips (skipLoose, without the index): the one walker,
+// for the few raw values read outside a walk (a header's members, a score's
+// value, a literal of the stream walk).
+func skipValue(b []byte, i int) (int, bool) {
+	w := &walk{b: b}
+	return w.skipPortable(i, false)
 }
 
 // isNumber reports whether s is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?

@@ -1,35 +1,19 @@
 package evallog
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 )
 
-// walkHeld makes Decode walk every sample decodeFast refuses as a stream,
-// as it does one of 8 MiB or more.
-func walkHeld(t *testing.T) {
-	old := heldFrom
-	heldFrom = 0
-	t.Cleanup(func() { heldFrom = old })
-}
-
-// decodeWhole decodes raw as Decode does a small sample decodeFast refuses.
-func decodeWhole(t *testing.T, raw []byte) *DecodedSample {
-	t.Helper()
-	d := &DecodedSample{}
-	if err := d.decode(raw, "", false); err != nil {
-		t.Fatalf("whole decode: %v", err)
-	}
-	return d
-}
-
 // Keys in any order (attachments and the pools before the events, as
-// recovered logs have them), duplicate keys (the last wins), keys in another
-// case, events the tables do not read, bare NaN in a skipped part: a big
-// sample decodeFast refuses is walked, to the rows a whole decode gives.
-func TestHeldSampleWalkShapes(t *testing.T) {
-	walkHeld(t)
+// recovered logs have them), a repeated key (the last counts), keys in
+// another case (extra fields to Python, not the fields), an event kind
+// spelled with an escape, events the tables do not read, bare NaN and
+// Infinity in a skipped part: the walk takes the sample (after the rewrite,
+// for the repeated key) as Python reads it.
+func TestWalkShapes(t *testing.T) {
 	raw := []byte(`{
 	  "attachments": {"old": "x"},
 	  "events_data": {"calls": [{"request": {"a": NaN}}], "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "attachment://abc"}]},
@@ -43,7 +27,7 @@ func TestHeldSampleWalkShapes(t *testing.T) {
 	    {"event": "step", "action": "begin", "name": "s", "type": "solver"},
 	    {"event": "m\u006fdel", "model": "escaped kind", "output": {}}
 	  ],
-	  "ID": 7,
+	  "id": 7,
 	  "epoch": 1,
 	  "attachments": {"abc": "the reply"},
 	  "Metadata": {"k": "v"},
@@ -53,51 +37,83 @@ func TestHeldSampleWalkShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.resolved == nil {
-		t.Fatal("decoded whole, not walked")
+	if !d.canonical {
+		t.Error("the repeated key did not send the sample to the rewrite")
 	}
-	if got, want := tableView(d), tableView(decodeWhole(t, raw)); got != want {
-		t.Errorf("rows differ:\n%s\nwhole:\n%s", got, want)
+	var kinds []string
+	for _, e := range d.Events {
+		kinds = append(kinds, e.Event+" "+e.Model)
 	}
-	if got := len(d.Events); got != 4 {
-		t.Errorf("%d events decoded, want the 4 model/span/step ones", got)
+	if got, want := strings.Join(kinds, ", "), "span_begin , model m/x, step , model escaped kind"; got != want {
+		t.Errorf("events %q, want %q", got, want)
 	}
 	if got := d.Resolve("attachment://abc"); got != "the reply" {
 		t.Errorf("Resolve = %q: the last attachments object wins", got)
 	}
+	if d.Metadata != nil || d.View().Metadata != nil {
+		t.Errorf("metadata %s: Metadata is another key", d.Metadata)
+	}
+	if id, kind := d.IDString(); id != "7" || kind != "int" {
+		t.Errorf("id %q %s", id, kind)
+	}
 	if in, err := d.InputMessages(&d.Events[1]); err != nil || len(in) != 1 || in[0].Role != "user" {
 		t.Errorf("pooled input = %v, %v", in, err)
+	}
+	if c := d.View().Events[1].Call; c == nil || c.Output == nil || c.Output.Text != "the reply" || c.Prompt != "q" {
+		t.Errorf("the call's view: %+v", c)
 	}
 }
 
 // A sample that is not well-formed JSON anywhere, also in the parts the
-// tables do not read, is an error as before, with the same message.
-func TestHeldSampleWalkKeepsErrors(t *testing.T) {
-	walkHeld(t)
-	for _, raw := range []string{
-		`{"id": 1, "store": {"a": tru}}`,
-		`{"id": 1, "attachments": {"h": "unterminated}`,
-		`{"id": 1, "events": [{"event": "tool", "result": [1, 2}]}`,
-		`{"id": 1, "messages": [] "epoch": 1}`,
-		`{"id": 1}trailing`,
+// tables do not read, is an error naming the offset where it stops being
+// JSON.
+func TestWalkNamesInvalidJSON(t *testing.T) {
+	for _, c := range []struct{ raw, at string }{ // at: what the offset is of
+		{`{"id": 1, "store": {"a": tru}}`, `tru`},
+		{`{"id": 1, "attachments": {"h": "unterminated}`, `"unterminated`},
+		{`{"id": 1, "events": [{"event": "tool", "result": [1, 2}]}`, `}]}`},
+		{`{"id": 1, "messages": [] "epoch": 1}`, `"epoch"`},
+		{`{"id": 1}trailing`, `trailing`},
+		{`{"id": 1, "events": [}`, `}`},
 	} {
-		_, err := DecodeSample([]byte(raw), "")
-		if err == nil {
-			t.Errorf("%s: no error", raw)
-			continue
+		_, err := DecodeSample([]byte(c.raw), "")
+		at := strings.Index(c.raw, c.at)
+		if want := fmt.Sprintf("invalid JSON at offset %d near ", at); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want one starting %q", c.raw, err, want)
 		}
-		d := &DecodedSample{}
-		_, werr := unmarshal([]byte(raw), &d.Sample)
-		if werr == nil || !strings.Contains(err.Error(), describeJSONError([]byte(raw), werr).Error()) {
-			t.Errorf("%s: error %q, whole decode %v", raw, err, werr)
+		if _, werr := decodeWhole([]byte(c.raw), ""); werr == nil {
+			t.Errorf("%s: the reference takes it", c.raw)
 		}
 	}
 }
 
-// A huge attachment that nothing refers to, in a sample decodeFast refuses
-// (a bare NaN), is not copied: a whole decode would copy it, with the rest.
-func TestHeldSampleWalkDoesNotCopyAttachments(t *testing.T) {
-	walkHeld(t)
+// A sample that is JSON but not what inspect_ai's model takes is an error
+// naming where: the path of the value and its offset.
+func TestWalkNamesTheValue(t *testing.T) {
+	for _, c := range []struct{ raw, path, kind, at string }{
+		{`{"id": 1, "epoch": 1, "output": {"choices": [{"message": {"content": 5}}]}}`, "output.choices[0].message.content", "number", "5}"},
+		{`{"id": 1, "epoch": "one"}`, "epoch", "string", `"one"`},
+		{`{"id": 1, "epoch": 1, "events": [{}, {"event": "model", "pending": "maybe"}]}`, "events[1].pending", "string", `"maybe"`},
+		{`{"id": 1, "epoch": 1, "scores": {"s": {"value": 1, "reason": 2}}, "metadata": [}`, "", "", "}"},
+	} {
+		_, err := DecodeSample([]byte(c.raw), "")
+		want := fmt.Sprintf("%s: a %s at offset %d ", c.path, c.kind, strings.Index(c.raw, c.at))
+		if c.path == "" {
+			want = fmt.Sprintf("invalid JSON at offset %d ", strings.LastIndex(c.raw, c.at))
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want one starting %q", c.raw, err, want)
+		}
+		if _, werr := decodeWhole([]byte(c.raw), ""); werr == nil {
+			t.Errorf("%s: the reference takes it", c.raw)
+		}
+	}
+}
+
+// A huge attachment that nothing refers to, in a sample holding a bare NaN
+// (which the decoder before the walk read only whole, copying everything),
+// is not copied: the attachments stay where they lie.
+func TestWalkDoesNotCopyAttachments(t *testing.T) {
 	big := strings.Repeat("x", 16<<20)
 	raw := []byte(`{"id": 1, "epoch": 1, "scores": {"s": {"value": NaN}}, "events": [], "attachments": {"h": "` + big + `"}}`)
 	var m0, m1 runtime.MemStats
@@ -107,11 +123,13 @@ func TestHeldSampleWalkDoesNotCopyAttachments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := m1.TotalAlloc - m0.TotalAlloc; n > uint64(len(big))/4 {
+	// the structural index is a quarter of the sample's size; a copy of
+	// the attachment would be all of it
+	if n := m1.TotalAlloc - m0.TotalAlloc; n > uint64(len(big))/3 {
 		t.Errorf("%d MiB allocated to decode a sample of %d MiB", n>>20, len(raw)>>20)
 	}
-	if d.Resolve("attachment://h") != "attachment://h" {
-		t.Error("an attachment nothing refers to was resolved")
+	if v := d.View().Scores; len(v) != 1 || string(v[0].Value) != "NaN" {
+		t.Errorf("scores %+v", v)
 	}
 }
 

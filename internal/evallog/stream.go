@@ -13,16 +13,16 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
 // A sample of hundreds of megabytes is not read into memory: DecodeRef
 // decodes it from the inflating stream of its member (or its range of a
-// .json log), keeping only what the tables read (and Decode so walks a big
-// sample it holds that decodeFast does not take): the fields of Sample, the
+// .json log), keeping only what the tables read: the fields of Sample, the
 // events of the kinds kept (and of those only the fields of Event), the
-// message pool's role, content and tool calls, and the attachments a kept text refers to. Everything
+// message pool's role, content and tool calls, and the attachments a kept
+// text refers to, copied into a document the walk (walk.go) then decodes,
+// as it decodes every sample. Everything
 // else (tool events, store, message history, provider calls, attachments
 // nothing kept refers to) is skipped as it streams past, without being
 // copied. A text longer than bigText at a place the tables read as text
@@ -33,8 +33,8 @@ import (
 // that only a field after the attachments holds (no writer does this) is
 // resolved by reading the member a second time.
 //
-// Whatever the walk does not take apart (a 2024 transcript, invalid JSON, a
-// damaged member) is read whole and decoded as it always was, for the same
+// Whatever the stream walk does not take apart (a 2024 transcript, invalid
+// JSON, a damaged member) is read whole and decoded by Decode, for the same
 // result or the same error.
 
 // bigText is the raw length from which a text is decoded into a string of
@@ -77,7 +77,7 @@ func (d *DecodedSample) DecodeRef(ref SampleRef, buf []byte, legacyScoreName str
 	if err != nil {
 		return buf, err
 	}
-	return buf, d.decode(buf, legacyScoreName, !walked && len(buf) >= heldFrom)
+	return buf, d.Decode(buf, legacyScoreName)
 }
 
 // streamFrom is the raw size from which DecodeRef streams a sample; tests
@@ -362,12 +362,9 @@ func (d *DecodedSample) decodeStream(open opener, legacyScoreName string) error 
 			}
 		}
 	}
-	slim, _ = lastKeyWins(slim)
-	sanitized, err := unmarshal(slim, &d.Sample)
-	if err != nil {
+	if err := d.walkDocument(slim); err != nil {
 		return err
 	}
-	d.Sanitized = sanitized
 	d.resolved = make(map[string]string, len(w.texts.strs)+len(w.att))
 	for i, s := range w.texts.strs {
 		d.resolved[bigRef+strconv.Itoa(i)] = s
@@ -542,7 +539,7 @@ func (w *streamWalk) items(closer byte, item func() error) error {
 }
 
 func (w *streamWalk) enter() error {
-	if w.depth++; w.depth > maxSkipDepth {
+	if w.depth++; w.depth > maxFastDepth {
 		return errFallback
 	}
 	return nil
@@ -652,7 +649,7 @@ func (w *streamWalk) scalar(dst *[]byte) error {
 			return err
 		}
 	}
-	if end, ok := skipValue(w.lit, 0, 0); !ok || end != len(w.lit) {
+	if end, ok := skipValue(w.lit, 0); !ok || end != len(w.lit) {
 		return errFallback
 	}
 	if dst != nil {
@@ -1126,78 +1123,13 @@ func (t *textTable) end() (int, error) {
 // decode decodes t.raw[:k] (from the opening quote) and feeds it to the
 // builder.
 func (t *textTable) decode(k int) error {
-	if k == len(t.raw) {
-		t.raw = append(t.raw, '"')
-	} else {
-		defer func(c byte) { t.raw[k] = c }(t.raw[k])
-		t.raw[k] = '"'
-	}
-	if b, ok := unescapePlain(t.out[:0], t.raw[1:k]); ok {
-		t.out = b
-		t.b.feed(b, t.strs)
-		return nil
-	}
-	s, err := DecodeString(t.raw[:k+1])
-	if err != nil {
+	b, ok := appendUnquoted(t.out[:0], t.raw[1:k]) // as DecodeString decodes it whole
+	if !ok {
 		return errFallback
 	}
-	t.b.feed([]byte(s), t.strs)
+	t.out = b
+	t.b.feed(b, t.strs)
 	return nil
-}
-
-// unescapePlain appends the decoded body of a JSON string to dst when it
-// holds nothing whose decoding could differ between decoders: valid UTF-8,
-// no control bytes, escapes of one character or of a code point outside
-// the surrogates. ok is false otherwise (DecodeString decodes it then).
-// goccy's unescape allocates several times a big text's size.
-func unescapePlain(dst, body []byte) ([]byte, bool) {
-	for len(body) > 0 {
-		i := bytes.IndexByte(body, '\\')
-		run := body
-		if i >= 0 {
-			run = body[:i]
-		}
-		if hasControl(run) || !utf8.Valid(run) {
-			return dst, false
-		}
-		dst = append(dst, run...)
-		if i < 0 {
-			return dst, true
-		}
-		body = body[i:]
-		if len(body) < 2 {
-			return dst, false
-		}
-		switch c := body[1]; c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			if len(body) < 6 {
-				return dst, false
-			}
-			r, err := strconv.ParseUint(string(body[2:6]), 16, 32)
-			if err != nil || r >= 0xD800 && r <= 0xDFFF {
-				return dst, false
-			}
-			dst = utf8.AppendRune(dst, rune(r))
-			body = body[6:]
-			continue
-		default:
-			return dst, false
-		}
-		body = body[2:]
-	}
-	return dst, true
 }
 
 // safeCut returns an index of raw (a string's raw bytes from its quote)

@@ -70,11 +70,25 @@ type GenerateConfig struct {
 }
 
 // ParseGenerateConfig decodes the settings of a raw GenerateConfig; absent or
-// malformed input gives the zero value (every setting unset).
+// malformed input gives the zero value (every setting unset). A key repeated
+// counts last, as in Python.
 func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
 	var c GenerateConfig
-	if !isNull(raw) {
-		_, _ = unmarshal(raw, &c)
+	if isNull(raw) {
+		return c
+	}
+	w := &walk{b: raw, canonical: true}
+	end, ok := w.members(ws(raw, 0), func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "max_tokens":
+			return w.intField(vs, &c.MaxTokens)
+		case "temperature":
+			return w.floatValue(vs, &c.Temperature)
+		}
+		return w.skipLoose(vs)
+	})
+	if !ok || ws(raw, end) != len(raw) {
+		return GenerateConfig{}
 	}
 	return c
 }
@@ -152,6 +166,7 @@ func (o *SampleOutput) UnmarshalJSON(b []byte) error {
 type Transcript struct {
 	Events  []Event         `json:"events"`
 	Content json.RawMessage `json:"content"`
+	index   []int           // each event's place in the log's list (eventList)
 }
 
 // Pools hold the messages that model events refer to by range (input_refs).
@@ -208,6 +223,10 @@ type Event struct {
 	Completed   string          `json:"completed"` // when the call completed (0.3.7x+)
 	Cache       string          `json:"cache"`
 	WorkingTime Float           `json:"working_time"`
+	// decoded is Output decoded by the walk as it passed it (a model event
+	// whose kind came before its output, as inspect_ai writes it), so that
+	// ModelOutput does not decode it again; nil otherwise.
+	decoded *ModelOutput
 }
 
 // ModelOutput is the output of one generate call.

@@ -139,6 +139,21 @@ func (d *DecodedSample) buildView() {
 		v.Output = d.outputView(d.Output.ModelOutput, true)
 	}
 	var prompts promptMemo
+	kept, calls := 0, 0
+	for i := range d.Events {
+		switch d.Events[i].Event {
+		case "model":
+			calls++
+			fallthrough
+		case "span_begin", "step":
+			kept++
+		}
+	}
+	if kept > 0 {
+		// one allocation for the events and one for their calls
+		v.Events = make([]EventView, 0, kept)
+	}
+	callViews := make([]CallView, calls)
 	for i := range d.Events {
 		e := &d.Events[i]
 		switch e.Event {
@@ -148,9 +163,14 @@ func (d *DecodedSample) buildView() {
 		}
 		ev := EventView{Event: e.Event, SpanID: e.SpanID, ID: e.ID, ParentID: e.ParentID, Type: e.Type, Name: e.Name, Action: e.Action}
 		if e.Event == "model" {
-			ev.Call = d.callView(e, &prompts)
+			ev.Call = &callViews[0]
+			callViews = callViews[1:]
+			d.callView(ev.Call, e, &prompts)
 		}
 		v.Events = append(v.Events, ev)
+	}
+	if len(d.Scores) > 0 {
+		v.Scores = make([]ScoreView, 0, len(d.Scores))
 	}
 	names := make([]string, 0, len(d.Scores))
 	for name := range d.Scores {
@@ -160,9 +180,6 @@ func (d *DecodedSample) buildView() {
 	for _, name := range names {
 		s := d.Scores[name]
 		value := bytes.TrimSpace(s.Value)
-		if d.Sanitized {
-			value = RestoreNonFinite(value)
-		}
 		if len(value) == 0 {
 			value = json.RawMessage("null")
 		}
@@ -175,9 +192,9 @@ func (d *DecodedSample) buildView() {
 	d.view = v
 }
 
-// callView is the view of a model event.
-func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
-	c := &CallView{
+// callView fills c, the view of a model event.
+func (d *DecodedSample) callView(c *CallView, e *Event, prompts *promptMemo) {
+	*c = CallView{
 		Model: e.Model, Role: e.Role, Cache: e.Cache, Timestamp: e.Timestamp,
 		Pending: bool(e.Pending), Tools: len(e.Tools), HasTools: e.Tools != nil,
 		WorkingTime: e.WorkingTime, Error: EventError(e), Config: ParseGenerateConfig(e.Config),
@@ -186,16 +203,15 @@ func (d *DecodedSample) callView(e *Event, prompts *promptMemo) *CallView {
 	o, err := d.ModelOutput(e)
 	if err != nil {
 		c.Err = err
-		return c
+		return
 	}
 	if o != nil {
 		c.Output = d.outputView(o, false)
 	}
 	if c.InputCount, c.Err = d.InputCount(e); c.Err != nil {
-		return c
+		return
 	}
 	c.Prompt, c.PromptErr = d.lastUserText(e, prompts)
-	return c
 }
 
 // outputView is the view of a ModelOutput, with its Completion or not.
@@ -267,16 +283,59 @@ func (m *promptMemo) poolMessage(d *DecodedSample, p int) (user bool, text strin
 }
 
 // userText decodes one raw input message: whether it is a user's, and its
-// text if so.
+// text if so. Its role is read, and only a user's content decoded.
 func (d *DecodedSample) userText(raw json.RawMessage) (user bool, text string, err error) {
-	var m Message
-	if _, err := unmarshal(raw, &m); err != nil {
+	var role string
+	var content span
+	raw, err = d.walkRaw(raw, func(w *walk, i int) (int, bool) {
+		role, content = "", span{}
+		return w.messageRole(i, &role, &content)
+	})
+	if err != nil {
 		return false, "", fmt.Errorf("model event input message: %w", err)
 	}
-	if m.Role != "user" {
+	if role != "user" {
 		return false, "", nil
 	}
+	if content.end == 0 {
+		return true, "", nil
+	}
+	var m Message
+	w := &walk{b: raw, canonical: true} // checked: the content's keys were taken
+	if _, ok := w.contents(content.start, &m.Content); !ok {
+		return false, "", fmt.Errorf("model event input message: %w", w.error())
+	}
 	return true, d.Text(&m), nil
+}
+
+// messageRole reads the role of the raw message at b[i] and where its
+// content lies (a zero span if it has none), checking the rest as the
+// decoder would decode it (the content's items, the tool calls), but making
+// none of its strings. A null message has neither.
+func (w *walk) messageRole(i int, role *string, content *span) (int, bool) {
+	if w.isNullAt(i) {
+		return i + 4, true
+	}
+	return w.members(i, func(w *walk, k []byte, vs int) (int, bool) {
+		switch string(k) {
+		case "role":
+			return w.stringValue(vs, role)
+		case "content":
+			var c Contents
+			w.checkOnly = true
+			end, ok := w.contents(vs, &c)
+			w.checkOnly = false
+			*content = span{vs, end}
+			return end, ok
+		case "tool_calls":
+			var calls []ToolCall
+			w.checkOnly = true
+			end, ok := w.toolCalls(vs, &calls)
+			w.checkOnly = false
+			return end, ok
+		}
+		return w.skipField(vs)
+	})
 }
 
 // lastUserText is LastUserText, with the pool's messages decoded once for
@@ -306,14 +365,11 @@ func (d *DecodedSample) lastUserText(e *Event, memo *promptMemo) (string, error)
 	return "", nil
 }
 
-// rawText is a raw value as text with NaN literals restored, or nil when
-// absent or null.
+// rawText is a raw value as text (NaN literals as the log holds them), or
+// nil when absent or null.
 func (d *DecodedSample) rawText(raw json.RawMessage) *string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
-	}
-	if d.Sanitized {
-		raw = RestoreNonFinite(raw)
 	}
 	s := string(raw)
 	return &s

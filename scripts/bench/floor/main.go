@@ -2,11 +2,11 @@
 // measured against.
 //
 // -mode decode (the default), the decode floor: it inflates every sample of
-// every log and decodes it with evallog.DecodeSample, with the same
+// every log and decodes it with DecodedSample.DecodeRef, with the same
 // parallelism and the same reading path as `empties ingest` (logs opened and
 // hashed ahead by one goroutine, one decoder per CPU by default, reused member
-// buffers), and does nothing else: no extraction, no classification, no
-// Parquet. raw_bytes is the summed length of the sample JSON it decoded.
+// buffers and decoded samples, a huge sample streamed), and does nothing
+// else: no extraction, no classification, no Parquet. raw_bytes is the summed length of the sample JSON it decoded.
 //
 // -mode inflate, the physical floor of reading the logs at all: it reads
 // every file and inflates every member of every .eval (samples, header,
@@ -127,27 +127,35 @@ func decodeAll(files []string, workers int, scan bool) map[string]any {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte // reused, as ingest's workers do
+			// the buffer and the decoded sample reused, and the sample read
+			// and decoded by DecodeRef (streamed if huge), as ingest's
+			// workers do
+			var buf []byte
+			d := new(evallog.DecodedSample)
 			for j := range work {
 				ref := j.ref
-				raw, err := ref.AppendBytes(buf[:0])
-				j.done.Done()
-				if err == nil {
-					buf = raw
-					switch {
-					case scan && !evallog.ScanSample(raw):
-						err = fmt.Errorf("the validating scan refuses it")
-					case !scan:
-						_, err = evallog.DecodeSample(raw, "")
+				var raw []byte
+				var err error
+				if scan {
+					if raw, err = ref.AppendBytes(buf[:0]); err == nil {
+						buf = raw
+						if !evallog.ScanSample(raw) {
+							err = fmt.Errorf("the validating scan refuses it")
+						}
 					}
+				} else {
+					raw, err = d.DecodeRef(ref, buf[:0], "")
+					buf = raw
+					d.Release()
 				}
+				j.done.Done()
 				if err != nil {
 					failures.Add(1)
 					fmt.Fprintf(os.Stderr, "floor: %s: %v\n", ref.Member, err)
 					continue
 				}
 				samples.Add(1)
-				rawBytes.Add(int64(len(raw)))
+				rawBytes.Add(ref.RawSize()) // raw is not the sample's bytes when it was streamed
 			}
 		}()
 	}

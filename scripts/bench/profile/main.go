@@ -22,7 +22,6 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 
-	"empties/internal/evallog"
 	"empties/internal/ingest"
 	"empties/stages/ingestcmd"
 )
@@ -35,7 +34,6 @@ func main() {
 	workers := flag.Int("j", 0, "workers (0 = one per CPU)")
 	splitFlag := flag.Bool("split", false, "print the CPU seconds of each stage of ingest, from the CPU profile")
 	repeat := flag.Int("repeat", 1, "ingest the paths this many times (every file read each time), for enough profile samples on a small corpus")
-	decoder := flag.Bool("decoder", false, "decode every sample as before the one-walk decode (the repeated-key scan, then goccy), for an A/B in one build")
 	flag.Parse()
 	if *splitFlag && *cpu == "" {
 		f, err := os.CreateTemp("", "empties-split-*.pprof")
@@ -68,9 +66,6 @@ func main() {
 		check(err)
 		check(trace.Start(f))
 		defer trace.Stop()
-	}
-	if *decoder {
-		evallog.SetFastDecode(false)
 	}
 	for i := range max(1, *repeat) {
 		stdout := io.Writer(os.Stdout)

@@ -3,66 +3,72 @@ package evallog
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
 
-// Decoding a sample used to take two passes over all of its bytes and a
-// third over most: the scan for repeated keys (lastKeyWins), then the
-// decoder over the whole document, which copied every raw value it kept
-// (the attachments, the message pool, every event's output, input and
-// config, the scores) and made a string of every field of every event,
-// though the tables read three kinds of event. decodeFast takes one pass:
-// it walks the sample once, checking as it goes what the decoder and the
-// scan would have checked, and takes what the tables read where it lies:
-// raw values are sub-slices of the sample (as the attachments and the pool
-// always were), the events kept are those of the kinds the tables read (as
-// the stream walk keeps them: model, span_begin, step), and only
-// sample.output is handed to the decoder.
+// The walk is the decoder of every sample (Decode): one pass over its
+// bytes, checking as it goes what inspect_ai's decoder would refuse, and
+// taking what the tables read where it lies: raw values are sub-slices of
+// the sample, the events kept are those of the kinds the tables read
+// (model, span_begin, step; and one of a kind none of inspect_ai's, for
+// validate to name), a model event's output is decoded as it is passed,
+// strings are made only of the fields read.
 //
-// It takes only what it is sure of: strictly valid JSON (every string free
-// of raw control bytes and with valid escapes, every number and literal
-// well formed), no object repeating a key, no NaN or Infinity literal, no
-// key that holds an escape, an upper-case or a non-ASCII byte (which the
-// decoder might match to a field without regard to case), and every field
-// it decodes of the type the decoder wants. For anything else it reports
-// false, and Decode decodes the sample as it always did, for the same
-// result or the same error. TestDecodeFastAsWhole checks that every sample
-// of the fixtures and both corpora gives the same rows both ways, and
-// FuzzDecodeFast that any document either falls back or decodes as the
-// decoder decodes it.
+// What it checks is what Python's json module and inspect_ai's pydantic
+// models check of what the tables read: strictly valid JSON everywhere
+// (strings free of raw control bytes and with valid escapes, numbers and
+// literals well formed, NaN, Infinity and -Infinity as Python writes
+// them), and of the fields it decodes the types, with pydantic's lax
+// conversions where the field's type has them (Int, Float, Bool). A key is
+// a field's only if it is its name (Python's models match keys exactly); a
+// key spelled with an escape, or one an object repeats where the value is
+// kept, sends the document to lastKeyWins' rewrite first (Decode), after
+// which the walk takes keys as decoded. What it refuses it names: the
+// offset where the document stops being JSON, or the path and offset of
+// the value that is not what inspect_ai's model takes there (walk.error).
+//
+// The decoder it replaced (goccy over the whole document after the
+// rewrite, NaN rewritten to strings) is the reference it is held to in the
+// tests (reference_test.go: TestWalkAsReference on every sample of the
+// fixtures and both corpora, FuzzWalk on any document), but where goccy is
+// not Python (divergent: keys matched without regard to case, a NaN taken
+// for a string).
 
-// fastDecode is false in tests that decode the old way (SetFastDecode).
-var fastDecode = true
+// maxFastDepth is the nesting past which the walk refuses a document, as
+// the decoder it replaced did (and lastKeyWins stops looking).
+const maxFastDepth = maxKeyDepth
 
-// SetFastDecode turns decodeFast on or off and returns what restores it:
-// tests compare the rows of both decodes.
-func SetFastDecode(on bool) (restore func()) {
-	old := fastDecode
-	fastDecode = on
-	return func() { fastDecode = old }
-}
-
-// maxFastDepth is the nesting past which decodeFast leaves a sample to the
-// decoder.
-const maxFastDepth = 512
-
-// decodeFast decodes raw into d (reset), or reports false having decoded
-// nothing that matters: the caller resets d and decodes raw the old way.
-// d refers into raw.
-func (d *DecodedSample) decodeFast(raw []byte) bool {
-	w := &walk{b: raw, mayIndex: true}
+// walkSample decodes raw into d (reset); d refers into raw. A document that
+// repeats a key in an object whose keys matter, or spells such a key with an
+// escape, is errRewrite: decode walks lastKeyWins' rewrite of it instead,
+// canonical (see walk.canonical).
+func (d *DecodedSample) walkSample(raw []byte, canonical bool) error {
+	w := &walk{b: raw, mayIndex: true, canonical: canonical}
 	defer w.release()
 	i := ws(raw, 0)
 	end, ok := w.members(i, d.sampleMember)
-	return ok && ws(raw, end) == len(raw)
+	if ok && ws(raw, end) != len(raw) {
+		w.failAt, ok = ws(raw, end)+1, false
+	}
+	if !ok {
+		return w.error()
+	}
+	return nil
 }
 
-// walk is decodeFast's walk over one sample.
+// errRewrite is walkSample's error for a document the walk takes only after
+// lastKeyWins' rewrite.
+var errRewrite = errors.New("a key repeated or spelled with an escape")
+
+// walk is the walk over one sample (or a raw value of one).
 type walk struct {
 	b []byte
 	// The structural index of b (scan.go), built at the first container
@@ -71,6 +77,98 @@ type walk struct {
 	mayIndex bool
 	indexed  int8
 	idx      *structIndex
+	// checkOnly has stringValue check a string (as the decoder would
+	// take it) without making it: for a value decoded only to be checked.
+	checkOnly bool
+	// canonical is set on a document lastKeyWins rewrote: no object repeats
+	// a key, as Python decodes keys, so a key spelled with an escape is
+	// decoded and taken for what it says. Otherwise such a key, or a
+	// repeated one, where it matters (rewrite) stops the walk for the
+	// rewrite: which member of two equal keys counts, and whether a
+	// field is named, is Python's to say.
+	canonical, rewrite bool
+	// Where the walk stopped, for its error: failAt is 1 + the offset of
+	// the value that is not what the decoder takes, or where a skip found
+	// the document is not JSON (0 while it goes on); path the keys and
+	// indices from that value up, innermost first.
+	failAt  int
+	path    []string
+	tooDeep bool // a skip met a value nested deeper than maxFastDepth
+}
+
+// error is the walk's error once it has stopped: errRewrite, a syntax error
+// at the offset where the document stops being JSON, or the value that is
+// not what inspect_ai's model takes, named by its path.
+func (w *walk) error() error {
+	if w.rewrite {
+		return errRewrite
+	}
+	if err := syntaxError(w.b); err != nil {
+		return err
+	}
+	at := max(w.failAt-1, 0)
+	path := "the sample"
+	if len(w.path) > 0 {
+		var b strings.Builder
+		for i := len(w.path) - 1; i >= 0; i-- {
+			if p := w.path[i]; p[0] != '[' && i < len(w.path)-1 {
+				b.WriteByte('.')
+			}
+			b.WriteString(w.path[i])
+		}
+		path = b.String()
+	}
+	what := "nothing"
+	if at < len(w.b) {
+		what = kindOf(w.b[at]).String()
+		switch {
+		case what == "":
+			what = "no JSON value"
+		case strings.IndexByte("aeiou", what[0]) >= 0:
+			what = "an " + what
+		default:
+			what = "a " + what
+		}
+	}
+	return fmt.Errorf("%s: %s at offset %d (near %q), which is not what inspect_ai's model takes there", path, what, at, near(w.b, at))
+}
+
+// near is the text around offset at of b, for an error.
+func near(b []byte, at int) []byte {
+	return b[max(0, at-30):min(len(b), at+30)]
+}
+
+// syntaxError is nil if b is one JSON value with only whitespace around it
+// (NaN and Infinity literals taken), else where it stops being one: invalid
+// JSON, or nested deeper than maxFastDepth.
+func syntaxError(b []byte) error {
+	w := &walk{b: b, canonical: true}
+	i := ws(b, 0)
+	end, ok := w.skipPortable(i, false)
+	at := max(w.failAt-1, i)
+	if ok {
+		if end = ws(b, end); end == len(b) {
+			return nil
+		}
+		at = end
+	}
+	if w.tooDeep {
+		return fmt.Errorf("JSON nested deeper than %d (the depth inspect_ai's decoder takes) at offset %d", maxFastDepth, at)
+	}
+	return fmt.Errorf("invalid JSON at offset %d near %q", at, near(b, at))
+}
+
+// failed records, as a walk that stopped goes back up, the key or index at
+// which it stopped and, at the innermost, the value's offset: the error's
+// path.
+func (w *walk) failed(name string, vs int) {
+	if w.rewrite {
+		return
+	}
+	if len(w.path) == 0 && w.failAt == 0 {
+		w.failAt = vs + 1
+	}
+	w.path = append(w.path, name)
 }
 
 // sampleMember decodes the member of the sample whose key (without its
@@ -89,17 +187,30 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 	case "attachments":
 		return w.rawValue(vs, &d.Attachments)
 	case "transcript":
+		// a 2024 log's events and attachments
 		if w.isNullAt(vs) {
+			d.Transcript = nil
 			return vs + 4, true
 		}
-		return 0, false // a 2024 transcript: the decoder's
+		t := new(Transcript)
+		d.Transcript = t
+		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+			switch string(k) {
+			case "events":
+				t.index = t.index[:0]
+				return eventList(w, vs, &t.Events, &t.index)
+			case "content":
+				return w.rawValue(vs, &t.Content)
+			}
+			return w.skipField(vs)
+		})
 	case "output":
 		if w.isNullAt(vs) {
 			d.Output = SampleOutput{Null: true} // refused by validate, as inspect_ai refuses it
 			return vs + 4, true
 		}
 		d.Output = SampleOutput{ModelOutput: new(ModelOutput)}
-		return w.modelOutput(vs, d.Output.ModelOutput)
+		return w.modelOutput(vs, d.Output.ModelOutput, true)
 	case "error":
 		if w.isNullAt(vs) {
 			return vs + 4, true
@@ -169,7 +280,7 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		return w.intField(vs, &d.TimeLimit)
 	}
 	if k := d.kindOnlyField(key); k != nil { // only its kind is checked (validate)
-		end, ok := w.skipChecked(vs)
+		end, ok := w.skipLoose(vs)
 		*k = jsonKind{kindOf(w.b[vs]), true}
 		return end, ok
 	}
@@ -216,23 +327,29 @@ func (d *DecodedSample) kindOnlyField(key []byte) *jsonKind {
 	return nil
 }
 
-// decodeOutput decodes a model event's output (validated, not null) by
-// the walk, as the decoder decodes a ModelOutput, or reports false for
-// one the walk does not take (see decodeFast).
-func decodeOutput(raw []byte, o *ModelOutput) bool {
+// decodeOutput decodes a ModelOutput (validated, not null) by the walk,
+// as the decoder decodes it, its completion only if completion, or reports
+// false for one the walk does not take.
+func decodeOutput(raw []byte, o *ModelOutput, completion bool) bool {
 	w := &walk{b: raw}
 	i := ws(raw, 0)
-	end, ok := w.modelOutput(i, o)
+	end, ok := w.modelOutput(i, o, completion)
 	return ok && ws(raw, end) == len(raw)
 }
 
-// modelOutput decodes the ModelOutput object at b[vs].
-func (w *walk) modelOutput(vs int, o *ModelOutput) (int, bool) {
+// modelOutput decodes the ModelOutput object at b[vs]; its completion,
+// which the tables read of sample.output only, is decoded if completion
+// and otherwise only checked (a call's completion is a copy of its reply's
+// text, often thousands of bytes).
+func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) {
 	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
 		case "model":
 			return w.stringValue(vs, &o.Model)
 		case "completion":
+			if !completion {
+				return w.stringSpan(vs)
+			}
 			return w.stringValue(vs, &o.Completion)
 		case "choices":
 			if w.isNullAt(vs) {
@@ -310,23 +427,28 @@ func (w *walk) message(vs int, m *Message) (int, bool) {
 		case "content":
 			return w.contents(vs, &m.Content)
 		case "tool_calls":
-			if w.isNullAt(vs) {
-				m.ToolCalls = nil
-				return vs + 4, true
-			}
-			m.ToolCalls = []ToolCall{}
-			return w.elements(vs, func(w *walk, es int) (int, bool) {
-				m.ToolCalls = append(m.ToolCalls, ToolCall{})
-				tc := &m.ToolCalls[len(m.ToolCalls)-1]
-				return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
-					if string(k) == "function" {
-						return w.stringValue(vs, &tc.Function)
-					}
-					return w.skipField(vs)
-				})
-			})
+			return w.toolCalls(vs, &m.ToolCalls)
 		}
 		return w.skipField(vs)
+	})
+}
+
+// toolCalls decodes a message's tool calls (null or a list) at b[vs].
+func (w *walk) toolCalls(vs int, calls *[]ToolCall) (int, bool) {
+	if w.isNullAt(vs) {
+		*calls = nil
+		return vs + 4, true
+	}
+	*calls = []ToolCall{}
+	return w.elements(vs, func(w *walk, es int) (int, bool) {
+		*calls = append(*calls, ToolCall{})
+		tc := &(*calls)[len(*calls)-1]
+		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+			if string(k) == "function" {
+				return w.stringValue(vs, &tc.Function)
+			}
+			return w.skipField(vs)
+		})
 	})
 }
 
@@ -418,9 +540,6 @@ func (d *DecodedSample) scores(w *walk, vs int) (int, bool) {
 	}
 	d.Scores = map[string]Score{}
 	return w.mapMembers(vs, func(w *walk, k []byte, vs int) (int, bool) {
-		if !utf8.Valid(k) {
-			return 0, false // the decoder's key would be another text
-		}
 		var s Score
 		end, ok := w.scoreValue(vs, &s)
 		if ok {
@@ -451,12 +570,19 @@ func (w *walk) scoreValue(vs int, s *Score) (int, bool) {
 
 // events decodes the events array, keeping the kinds the tables read.
 func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
+	d.eventIndex = d.eventIndex[:0]
+	return eventList(w, vs, &d.Events, &d.eventIndex)
+}
+
+// eventList decodes the events array at b[vs] into *dst, keeping the kinds
+// the tables read (and an event of a kind none of inspect_ai's, for
+// validate to name), and each kept event's place in the array in *index.
+func eventList(w *walk, vs int, dst *[]Event, index *[]int) (int, bool) {
 	b := w.b
 	if w.isNullAt(vs) {
-		d.Events = d.Events[:0]
+		*dst = (*dst)[:0]
 		return vs + 4, true
 	}
-	d.eventIndex = d.eventIndex[:0]
 	n := -1
 	return w.elements(vs, func(w *walk, es int) (int, bool) {
 		n++
@@ -468,14 +594,14 @@ func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
 		if !ok {
 			return 0, false
 		}
-		kind, ok := ev.kind(w)
+		kind, keep, ok := ev.kind(w)
 		if !ok {
 			return 0, false
 		}
-		if kind != "" {
-			d.Events = append(d.Events, Event{})
-			d.eventIndex = append(d.eventIndex, n)
-			if !ev.decode(w, kind, &d.Events[len(d.Events)-1]) {
+		if keep {
+			*dst = append(*dst, Event{})
+			*index = append(*index, n)
+			if !ev.decode(w, kind, &(*dst)[len(*dst)-1]) {
 				return 0, false
 			}
 		}
@@ -491,6 +617,7 @@ type eventSpans struct {
 	inputRefs span
 	config    span
 	output    span
+	decoded   *ModelOutput // output, decoded where the walk met it (member)
 	err       span
 	pending   bool
 	tools     int  // the tools list's length, if hasTools
@@ -515,7 +642,14 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	}
 	switch string(k) {
 	case "pending":
-		return w.boolValue(vs, &ev.pending)
+		// a Bool, read as pydantic reads one ("yes", 1, ...)
+		end, ok := w.skipChecked(vs)
+		var p Bool
+		if !ok || p.UnmarshalJSON(w.b[vs:end]) != nil {
+			return 0, false
+		}
+		ev.pending = bool(p)
+		return end, true
 	case "input":
 		return w.rawSpan(vs, &ev.input)
 	case "input_refs":
@@ -527,6 +661,17 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	case "config":
 		return w.rawSpan(vs, &ev.config)
 	case "output":
+		if ev.isModel(b) && !w.isNullAt(vs) {
+			// Decoded as it is met (inspect_ai writes a model event's kind
+			// before its output), not skipped here and walked again by
+			// ModelOutput. An output the walk does not take is kept raw,
+			// for ModelOutput's decoder, as before.
+			o := new(ModelOutput)
+			if end, ok := w.modelOutput(vs, o, false); ok {
+				ev.output, ev.decoded = span{vs, end}, o
+				return end, true
+			}
+		}
 		return w.rawSpan(vs, &ev.output)
 	case "error":
 		return w.rawSpan(vs, &ev.err)
@@ -547,38 +692,43 @@ func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
 	n := 0
 	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
 		n++
-		if b[es] != '{' {
+		if b[es] != '{' && !w.isNullAt(es) {
 			return 0, false
 		}
-		return w.skipChecked(es)
+		return w.skipLoose(es)
 	})
 	ev.tools, ev.hasTools = n, true
 	return end, ok
 }
 
-// kind is the event's kind if the tables read it, else "" (ok false for
-// a kind spelled with an escape, which only decoding tells, and for an
-// event without a kind or of a kind none of inspect_ai's, which the
-// decoder's validate names).
-func (ev *eventSpans) kind(w *walk) (string, bool) {
-	b := w.b
+// isModel reports whether the event's kind, if met already, is "model"
+// as the walk takes it (no escape).
+func (ev *eventSpans) isModel(b []byte) bool {
+	s := ev.str[evEvent]
+	return s.end-s.start == len(`"model"`) && string(b[s.start:s.end]) == `"model"`
+}
+
+// kind is the event's kind, decoded ("" where it has none), and whether it
+// is kept: a kind the tables read, or none of inspect_ai's (which validate
+// names, as inspect_ai refuses it).
+func (ev *eventSpans) kind(w *walk) (kind string, keep, ok bool) {
 	s := ev.str[evEvent]
 	if s.end == 0 {
-		return "", false
+		return "", true, true
 	}
-	v := b[s.start:s.end]
-	if v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !inspectEventKinds[string(v[1:len(v)-1])] {
-		return "", false
-	}
-	switch string(v) {
+	switch v := w.b[s.start:s.end]; string(v) {
 	case `"model"`:
-		return "model", true
+		return "model", true, true
 	case `"span_begin"`:
-		return "span_begin", true
+		return "span_begin", true, true
 	case `"step"`:
-		return "step", true
+		return "step", true, true
+	default:
+		if kind, ok = decodeStringSpan(v); !ok {
+			return "", false, false
+		}
 	}
-	return "", true
+	return kind, keptEvents[kind] || !inspectEventKinds[kind], true
 }
 
 // decode fills e, a zero Event, from the spans.
@@ -597,6 +747,7 @@ func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 	}
 	e.Pending = Bool(ev.pending)
 	e.Input, e.Config, e.Output, e.Error = ev.input.of(b), ev.config.of(b), ev.output.of(b), ev.err.of(b)
+	e.decoded = ev.decoded
 	if s := ev.inputRefs; s.end > 0 {
 		e.InputRefs = inputRefs(b[s.start:s.end], [][]int{})
 	}
@@ -664,23 +815,25 @@ func inputRefs(v []byte, out [][]int) [][]int {
 }
 
 // members walks the object at b[i], a struct's, calling fn with each
-// member's key (without its quotes) and where its value starts; fn
-// consumes the value and returns its end. It reports false for an object
-// that repeats a key, a key that is not plain (an escape, an upper-case or
-// non-ASCII byte: the decoder matches a struct's fields to keys without
-// regard to case), or anything that is not a well-formed object.
+// member's key (without its quotes, or decoded if it holds an escape) and
+// where its value starts; fn consumes the value and returns its end. It
+// reports false for anything that is not a well-formed object or null (no
+// members), and (but in a canonical walk) for a key repeated or spelled
+// with an escape, setting w.rewrite.
 func (w *walk) members(i int, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
-	return w.walkObject(i, true, fn)
+	return w.walkObject(i, fn)
 }
 
-// mapMembers is members for an object decoded into a map: its keys may
-// hold any byte but an escape.
+// mapMembers is members for an object decoded into a map.
 func (w *walk) mapMembers(i int, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
-	return w.walkObject(i, false, fn)
+	return w.walkObject(i, fn)
 }
 
-func (w *walk) walkObject(i int, structKeys bool, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
+func (w *walk) walkObject(i int, fn func(w *walk, key []byte, vs int) (int, bool)) (int, bool) {
 	b := w.b
+	if w.isNullAt(i) {
+		return i + 4, true // no members: a struct left zero, as goccy leaves it
+	}
 	if i >= len(b) || b[i] != '{' {
 		return 0, false
 	}
@@ -691,12 +844,30 @@ func (w *walk) walkObject(i int, structKeys bool, fn func(w *walk, key []byte, v
 		return i + 1, true
 	}
 	for {
-		ke, ok := w.keyEnd(i, structKeys)
-		if !ok || ks.repeats(keys, b, i+1, ke-1) {
-			return 0, false // not plain, or repeated: the rewrite's
+		ke, escaped, ok := w.checkString(i)
+		if !ok {
+			return 0, false
 		}
-		keys = append(keys, span{i + 1, ke - 1})
 		key := b[i+1 : ke-1]
+		switch {
+		case escaped && !w.canonical:
+			w.rewrite = true // which field it names, or whether it repeats one, is the rewrite's
+			return 0, false
+		case escaped || !ascii(key) && !utf8.Valid(key):
+			// as the decoder reads it: escapes resolved, invalid UTF-8
+			// replaced
+			s, err := DecodeString(b[i:ke])
+			if err != nil {
+				return 0, false
+			}
+			key = []byte(s)
+		case !w.canonical:
+			if ks.repeats(keys, b, i+1, ke-1) {
+				w.rewrite = true // the last member counts: the rewrite's
+				return 0, false
+			}
+			keys = append(keys, span{i + 1, ke - 1})
+		}
 		j := ws(b, ke)
 		if j >= len(b) || b[j] != ':' {
 			return 0, false
@@ -707,6 +878,7 @@ func (w *walk) walkObject(i int, structKeys bool, fn func(w *walk, key []byte, v
 		}
 		ve, ok := fn(w, key, vs)
 		if !ok {
+			w.failed(string(key), vs)
 			return 0, false
 		}
 		i = ws(b, ve)
@@ -735,14 +907,16 @@ func (w *walk) elements(i int, fn func(w *walk, es int) (int, bool)) (int, bool)
 	if i < len(b) && b[i] == ']' {
 		return i + 1, true
 	}
-	for {
+	for n := 0; ; {
 		if i >= len(b) {
 			return 0, false
 		}
 		ve, ok := fn(w, i)
 		if !ok {
+			w.failed("["+strconv.Itoa(n)+"]", i)
 			return 0, false
 		}
+		n++
 		i = ws(b, ve)
 		if i >= len(b) {
 			return 0, false
@@ -758,25 +932,21 @@ func (w *walk) elements(i int, fn func(w *walk, es int) (int, bool)) (int, bool)
 	}
 }
 
-// keyEnd returns the end of the key at b[i] (past its closing quote) if
-// it holds no escape (keys are compared as they are written) and no raw
-// control byte, and, for a struct's key, no upper-case or non-ASCII byte:
-// then a key matches a field (as the decoder matches them, without regard
-// to case) only if it is the field's name.
-func (w *walk) keyEnd(i int, structKey bool) (int, bool) {
-	b := w.b
-	end, escaped, ok := w.checkString(i)
-	if !ok || escaped {
-		return 0, false
+// ascii reports whether b is all ASCII, eight bytes at a time (a key is
+// nearly always short and ASCII).
+func ascii(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
 	}
-	if structKey {
-		for _, c := range b[i+1 : end-1] {
-			if c >= 0x80 || c-'A' < 26 {
-				return 0, false
-			}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
 		}
 	}
-	return end, true
+	return true
 }
 
 // The keys of one object, to tell a repeated one: a 64-bit filter of them
@@ -850,9 +1020,10 @@ func keyBitOf(n int, v uint64) uint64 {
 	return 1 << (((uint64(n)*0x9E3779B97F4A7C15 ^ v) * 0x9E3779B97F4A7C15) >> 58)
 }
 
-// skipField skips the value of a member whose key names no field decoded.
+// skipField skips the value of a member whose key names no field decoded:
+// nothing of it is kept, so its objects' keys are not looked at (skipLoose).
 func (w *walk) skipField(vs int) (int, bool) {
-	return w.skipChecked(vs)
+	return w.skipLoose(vs)
 }
 
 func (w *walk) isNullAt(i int) bool {
@@ -905,9 +1076,13 @@ func (w *walk) stringSpan(vs int) (int, bool) {
 	return end, ok
 }
 
-// stringValue decodes the string (or null, which leaves *dst) at b[vs].
+// stringValue decodes the string (or null, which leaves *dst) at b[vs];
+// with checkOnly it only checks it.
 func (w *walk) stringValue(vs int, dst *string) (int, bool) {
 	b := w.b
+	if w.checkOnly {
+		return w.stringSpan(vs)
+	}
 	if w.isNullAt(vs) {
 		return vs + 4, true
 	}
@@ -972,29 +1147,33 @@ func (w *walk) intValue(vs int, dst *int) (int, bool) {
 }
 
 // skipPortable returns the end of the JSON value at b[i], having checked
-// all of it as decodeFast takes a sample (see there): well formed, strings
+// all of it as the walk takes a sample (see there): well formed, strings
 // without raw control bytes and with valid escapes, numbers and the
-// literals true, false and null (NaN and Infinity are not taken), no
-// object that repeats a key, no key that is not plain. It walks the value
-// once, without recursion, hopping through strings as mayRepeatKey does.
-// skipChecked is this check by the structural index where there is one.
-func (w *walk) skipPortable(i int) (int, bool) {
+// literals true, false, null, NaN, Infinity and -Infinity, and if strict
+// (and not canonical) no object that repeats a key and no key that is not
+// plain (w.rewrite then). It
+// walks the value once, without recursion, hopping through strings as
+// mayRepeatKey does. skipChecked and skipLoose are this check by the
+// structural index where there is one.
+func (w *walk) skipPortable(i int, strict bool) (int, bool) {
 	b := w.b
 	if i >= len(b) {
-		return 0, false
+		return w.stop(i)
 	}
 	switch b[i] {
 	case '"':
 		end, _, ok := w.checkString(i)
-		return end, ok
+		if !ok {
+			return w.stop(i)
+		}
+		return end, true
 	case '{', '[':
 	default:
-		return w.scalarEnd(i)
-	}
-	type frame struct {
-		object bool
-		first  int // index in keys of the object's first key
-		keys   keySet
+		end, ok := w.scalarEnd(i)
+		if !ok {
+			return w.stop(i)
+		}
+		return end, true
 	}
 	var stackArr [12]frame
 	var keysArr [40]span
@@ -1010,7 +1189,7 @@ func (w *walk) skipPortable(i int) (int, bool) {
 	for {
 		i = ws(b, i)
 		if i >= len(b) {
-			return 0, false
+			return w.stop(i)
 		}
 		c := b[i]
 		switch state {
@@ -1018,7 +1197,8 @@ func (w *walk) skipPortable(i int) (int, bool) {
 			switch c {
 			case '{', '[':
 				if len(stack) >= maxFastDepth {
-					return 0, false
+					w.tooDeep = true
+					return w.stop(i)
 				}
 				stack = append(stack, frame{object: c == '{', first: len(keys)})
 				if c == '{' {
@@ -1030,20 +1210,20 @@ func (w *walk) skipPortable(i int) (int, bool) {
 				continue
 			case ']':
 				if state != sValueOrClose {
-					return 0, false
+					return w.stop(i)
 				}
 				stack = stack[:len(stack)-1]
 				i++
 			case '"':
 				end, _, ok := w.checkString(i)
 				if !ok {
-					return 0, false
+					return w.stop(i)
 				}
 				i = end
 			default:
 				end, ok := w.scalarEnd(i)
 				if !ok {
-					return 0, false
+					return w.stop(i)
 				}
 				i = end
 			}
@@ -1053,18 +1233,24 @@ func (w *walk) skipPortable(i int) (int, bool) {
 				i++
 				break
 			}
-			ke, ok := w.keyEnd(i, false)
+			if c != '"' {
+				return w.stop(i)
+			}
+			ke, escaped, ok := w.checkString(i)
 			if !ok {
-				return 0, false
+				return w.stop(i)
 			}
-			f := &stack[len(stack)-1]
-			if f.keys.repeats(keys[f.first:], b, i+1, ke-1) {
-				return 0, false
+			if strict && !w.canonical {
+				f := &stack[len(stack)-1]
+				if escaped || f.keys.repeats(keys[f.first:], b, i+1, ke-1) {
+					w.rewrite = true // the rewrite's (see walk.canonical)
+					return 0, false
+				}
+				keys = append(keys, span{i + 1, ke - 1})
 			}
-			keys = append(keys, span{i + 1, ke - 1})
 			i = ws(b, ke)
 			if i >= len(b) || b[i] != ':' {
-				return 0, false
+				return w.stop(i)
 			}
 			i++
 			state = sValue
@@ -1084,7 +1270,7 @@ func (w *walk) skipPortable(i int) (int, bool) {
 				keys = keys[:f.first]
 			case c == ']' && !f.object:
 			default:
-				return 0, false
+				return w.stop(i)
 			}
 			stack = stack[:len(stack)-1]
 			i++
@@ -1097,7 +1283,26 @@ func (w *walk) skipPortable(i int) (int, bool) {
 	}
 }
 
-// scalarEnd returns the end of the number or literal at b[i].
+// stop is a skip's refusal of the document at b[i]: where it stops being
+// JSON, for the error.
+func (w *walk) stop(i int) (int, bool) {
+	if w.failAt == 0 {
+		w.failAt = i + 1
+	}
+	return 0, false
+}
+
+// frame is an open object or array of a skip.
+type frame struct {
+	object bool
+	first  int // index in keys of the object's first key
+	keys   keySet
+}
+
+// scalarEnd returns the end of the number or literal at b[i]: a JSON
+// number, true, false or null, or one of the literals Python's json module
+// writes and reads for a float that is not finite (NaN, Infinity,
+// -Infinity), which inspect_ai's logs hold.
 func (w *walk) scalarEnd(i int) (int, bool) {
 	b := w.b
 	j := i
@@ -1108,6 +1313,8 @@ func (w *walk) scalarEnd(i int) (int, bool) {
 	case isNumber(s):
 		return j, true
 	case string(s) == "true", string(s) == "false", string(s) == "null":
+		return j, true
+	case string(s) == "NaN", string(s) == "Infinity", string(s) == "-Infinity":
 		return j, true
 	}
 	return 0, false

@@ -1,0 +1,163 @@
+package evallog
+
+import (
+	stdjson "encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+)
+
+// decodeWhole decodes raw as this package did before the walk took every
+// sample (and still decodes a log's header): lastKeyWins' rewrite, then
+// goccy over the whole document with NaN and Infinity literals read as
+// strings and restored in the raw values kept, then finish. It is the
+// reference the walk is held to, but where goccy is not Python: goccy
+// matches a key to a field without regard to case (Python's models do not:
+// such a key is an extra field) and takes a NaN literal rewritten to a
+// string for a string (Python refuses a float there); see divergent.
+func decodeWhole(raw []byte, legacy string) (*DecodedSample, error) {
+	d := &DecodedSample{}
+	if clean, _ := SanitizeNonFinite(raw); !stdjson.Valid(clean) {
+		// lastKeyWins can drop a malformed member with the earlier of two
+		// equal keys, making JSON of what is not
+		return nil, errors.New("invalid JSON")
+	}
+	raw, _ = lastKeyWins(raw)
+	sanitized, err := unmarshal(raw, &d.Sample)
+	if err != nil {
+		return nil, describeJSONError(raw, err)
+	}
+	if sanitized {
+		restoreRaws(reflect.ValueOf(&d.Sample).Elem())
+	}
+	d.attachments = d.Attachments
+	if err := d.finish(legacy); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+var rawType = reflect.TypeFor[json.RawMessage]()
+
+// restoreRaws puts back the NaN and Infinity literals SanitizeNonFinite
+// rewrote in every raw value under v.
+func restoreRaws(v reflect.Value) {
+	switch {
+	case v.Type() == rawType:
+		if !v.IsNil() {
+			v.SetBytes(RestoreNonFinite(v.Bytes()))
+		}
+	case v.Kind() == reflect.Pointer:
+		if !v.IsNil() {
+			restoreRaws(v.Elem())
+		}
+	case v.Kind() == reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				restoreRaws(v.Field(i))
+			}
+		}
+	case v.Kind() == reflect.Slice:
+		for i := range v.Len() {
+			restoreRaws(v.Index(i))
+		}
+	case v.Kind() == reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			restoreRaws(e)
+			v.SetMapIndex(k, e)
+		}
+	}
+}
+
+// divergent reports whether raw holds something on which goccy, the
+// reference, is not Python, and the walk follows Python: keys, a key with an
+// upper-case or non-ASCII byte (goccy matches it to a field without regard
+// to case); nan, a NaN or Infinity literal (goccy reads it rewritten, as a
+// string, where a string is wanted).
+func divergent(raw []byte) (keys, nan bool) {
+	w := &walk{b: raw, canonical: true}
+	var visit func(i int) (int, bool)
+	visit = func(i int) (int, bool) {
+		i = ws(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case '{':
+			return w.walkObject(i, func(w *walk, k []byte, vs int) (int, bool) {
+				for _, c := range k {
+					if c >= 0x80 || c-'A' < 26 {
+						keys = true
+					}
+				}
+				return visit(vs)
+			})
+		case '[':
+			return w.elements(i, func(w *walk, es int) (int, bool) { return visit(es) })
+		case 'N', 'I', '-':
+			end, ok := w.scalarEnd(i)
+			if ok && strings.ContainsAny(string(raw[i:end]), "NI") {
+				nan = true
+			}
+			return end, ok
+		}
+		return w.skipPortable(i, false)
+	}
+	visit(0)
+	return keys, nan
+}
+
+// sameDecode fails the test unless Decode gives raw's sample as the
+// reference does (the view the tables read, the id, the pools and
+// attachments) or both refuse it, but where the reference is not Python
+// (divergent); it reports whether Decode took it.
+func sameDecode(t *testing.T, name string, raw []byte) bool {
+	t.Helper()
+	var got DecodedSample
+	err := got.Decode(raw, "")
+	want, werr := decodeWhole(raw, "")
+	keys, nan := divergent(raw)
+	switch {
+	case (err == nil) != (werr == nil) && (keys || nan):
+		return err == nil // where the reference is not Python
+	case err != nil && werr == nil:
+		t.Errorf("%s: the walk refuses a sample the reference takes: %v", name, err)
+		return false
+	case err == nil && werr != nil:
+		t.Errorf("%s: the walk takes a sample the reference refuses (%v)", name, werr)
+		return true
+	case err != nil:
+		return false
+	case keys:
+		return true
+	}
+	gv, wv := *got.View(), *want.View()
+	if !reflect.DeepEqual(gv, wv) {
+		t.Errorf("%s: the walk gives\n%+v\nthe reference\n%+v", name, gv, wv)
+	}
+	if !reflect.DeepEqual(got.messages, want.messages) || string(got.attachments) != string(want.attachments) {
+		t.Errorf("%s: the walk differs in its pools or attachments", name)
+	}
+	if gi, gk := got.IDString(); true {
+		if wi, wk := want.IDString(); gi != wi || gk != wk {
+			t.Errorf("%s: id %q %s, the reference %q %s", name, gi, gk, wi, wk)
+		}
+	}
+	return true
+}
+
+// The reference is the decoder that was: a sample it takes is decoded, one
+// it refuses is not.
+func TestReferenceIsTheDecoder(t *testing.T) {
+	if _, err := decodeWhole([]byte(`{"id": 1, "epoch": 1, "scores": {"s": {"value": NaN}}}`), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeWhole([]byte(`{"id": 1, "epoch": 1, "events": [}`), ""); err == nil {
+		t.Fatal("invalid JSON decoded")
+	}
+}
