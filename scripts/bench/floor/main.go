@@ -27,6 +27,10 @@
 // the process from the first run's start, per run) and seconds (wall, per
 // run) are of one run.
 //
+// PATH... are listed as `empties ingest` lists them (ingest.Discover), so
+// the floor reads exactly the files ingest reads; a file it skips is named
+// on stderr.
+//
 // It prints one JSON line: {"files":…, "samples":…, "raw_bytes":…,
 // "seconds":…, "cpu_seconds":…, "repeat":…, "mode":…}.
 //
@@ -38,19 +42,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"empties/internal/evallog"
+	"empties/internal/ingest"
 )
 
 func main() {
@@ -71,10 +72,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: floor [-j N] PATH...")
 		os.Exit(2)
 	}
-	files, err := discover(flag.Args())
+	// The files ingest would read, by ingest's own discovery.
+	files, skipped, err := ingest.Discover(flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(os.Stderr, "floor: %s skipped: %s\n", s.Path, s.Reason)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -194,40 +199,4 @@ func decodeAll(files []string, workers int, scan bool) map[string]any {
 		"files": len(files), "samples": samples.Load(), "raw_bytes": rawBytes.Load(),
 		"workers": workers, "failures": failures.Load(), "mode": mode,
 	}
-}
-
-// discover walks files and folders for .eval and .json logs, skipping dot
-// folders, like ingest does.
-func discover(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.IsDir() {
-				if q != p && strings.HasPrefix(e.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(q, ".eval") || strings.HasSuffix(q, ".json") {
-				files = append(files, q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(files)
-	return files, nil
 }
