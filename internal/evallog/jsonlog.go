@@ -19,7 +19,11 @@ import (
 func (l *Log) openJSON() error {
 	// The file is hashed as it is scanned, so it is read once.
 	file, h := io.NewSectionReader(l.file, 0, l.Size), sha256.New()
-	s := &scanner{r: io.TeeReader(file, h), buf: make([]byte, 0, 1<<20), limit: l.maxMember}
+	// The buffer is given back once the scan is done: nothing kept refers
+	// to it (header values and keys are copied out of it).
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	s := &scanner{r: io.TeeReader(file, h), buf: (*bp)[:0], limit: l.maxMember}
 	if err := l.scanJSON(s); err != nil {
 		return err
 	}
