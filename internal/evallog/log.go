@@ -21,7 +21,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -410,13 +409,8 @@ func firstNonSpace(f io.ReaderAt) (byte, error) {
 // The chunked layout (inspect_ai.log._recorders.chunked.format) is told apart
 // by its real signature only: a shell samples/{id}_epoch_{n}/sample.json
 // (a name no monolithic member can have: those end in _epoch_<n>.json) and,
-// beside it, the skeleton or a chunk of one of its sequences.
-var (
-	sampleMember = regexp.MustCompile(`^samples/(.+)_epoch_(\d+)\.json$`)
-	chunkedShell = regexp.MustCompile(`^(samples/.+_epoch_\d+)/sample\.json$`)
-	chunkedPart  = regexp.MustCompile(`^(samples/.+_epoch_\d+)/(skeleton\.json|metadata\.json|(messages|events|calls|attachments)/\d+\.json|events/(stats|uuids)\.json)$`)
-	journalSumm  = regexp.MustCompile(`^_journal/summaries/(\d+)\.json$`)
-)
+// beside it, the skeleton or a chunk of one of its sequences. names.go
+// parses the names.
 
 func (l *Log) openZip() error {
 	zr, err := zip.NewReader(l.file, l.Size)
@@ -439,8 +433,8 @@ func (l *Log) openZip() error {
 		last[zf.Name] = zf
 	}
 	for _, name := range order {
-		if m := chunkedPart.FindStringSubmatch(name); m != nil && last[m[1]+"/sample.json"] != nil {
-			return fmt.Errorf("%s/sample.json: %w", m[1], ErrChunked)
+		if shell, ok := chunkedPartShell(name); ok && last[shell+"/sample.json"] != nil {
+			return fmt.Errorf("%s/sample.json: %w", shell, ErrChunked)
 		}
 	}
 
@@ -478,9 +472,9 @@ func (l *Log) openZip() error {
 		// Any other member under samples/ is read as a sample too, as
 		// inspect_ai reads it; its id and epoch come from its content.
 		ref := SampleRef{Member: name, ID: strings.TrimSuffix(strings.TrimPrefix(name, "samples/"), ".json"), zf: last[name], log: l}
-		if m := sampleMember.FindStringSubmatch(name); m != nil {
-			ref.ID = m[1]
-			ref.Epoch, _ = strconv.Atoi(m[2])
+		if id, epoch, ok := sampleName(name); ok {
+			ref.ID = id
+			ref.Epoch, _ = strconv.Atoi(epoch)
 		}
 		l.Samples = append(l.Samples, ref)
 	}
@@ -495,23 +489,44 @@ func (l *Log) openZip() error {
 		}
 	}
 	// inspect_ai sorts samples by (epoch, id), integer ids compared as
-	// zero-padded strings (§1.4).
-	sort.SliceStable(l.Samples, func(i, j int) bool {
-		a, b := l.Samples[i], l.Samples[j]
-		if a.Epoch != b.Epoch {
-			return a.Epoch < b.Epoch
-		}
-		return idSortKey(a.ID) < idSortKey(b.ID)
-	})
+	// zero-padded strings (§1.4). Each id's key is made once, not at every
+	// comparison.
+	keys := make([]string, len(l.Samples))
+	for i, r := range l.Samples {
+		keys[i] = idSortKey(r.ID)
+	}
+	sort.Stable(byEpochID{l.Samples, keys})
 	return nil
+}
+
+// byEpochID sorts samples by epoch, then by their ids' keys (idSortKey).
+type byEpochID struct {
+	refs []SampleRef
+	keys []string
+}
+
+func (s byEpochID) Len() int { return len(s.refs) }
+
+func (s byEpochID) Less(i, j int) bool {
+	if a, b := s.refs[i].Epoch, s.refs[j].Epoch; a != b {
+		return a < b
+	}
+	return s.keys[i] < s.keys[j]
+}
+
+func (s byEpochID) Swap(i, j int) {
+	s.refs[i], s.refs[j] = s.refs[j], s.refs[i]
+	s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
 }
 
 func idSortKey(id string) string {
 	if _, err := strconv.ParseUint(id, 10, 64); err == nil && len(id) < 20 {
-		return strings.Repeat("0", 20-len(id)) + id
+		return zeros[:20-len(id)] + id
 	}
 	return id
 }
+
+const zeros = "00000000000000000000"
 
 // listedSample is one row of the summaries: a sample the writer flushed.
 type listedSample struct {
@@ -533,17 +548,15 @@ func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	if zf := last["summaries.json"]; zf != nil {
 		members = []*zip.File{zf}
 	} else {
+		var index []int
 		for name, zf := range last {
-			if journalSumm.MatchString(name) {
-				members = append(members, zf)
+			if k, ok := journalSummaryIndex(name); ok {
+				n, _ := strconv.Atoi(k)
+				members, index = append(members, zf), append(index, n)
 			}
 		}
 		// in index order, so a superseded row precedes its re-run's
-		sort.Slice(members, func(i, j int) bool {
-			a, _ := strconv.Atoi(journalSumm.FindStringSubmatch(members[i].Name)[1])
-			b, _ := strconv.Atoi(journalSumm.FindStringSubmatch(members[j].Name)[1])
-			return a < b
-		})
+		sort.Sort(byIndex{members, index})
 	}
 	if len(members) == 0 {
 		return nil, nil
@@ -571,6 +584,19 @@ func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 		}
 	}
 	return out, nil
+}
+
+// byIndex sorts the journal's summaries members by their numbers.
+type byIndex struct {
+	members []*zip.File
+	index   []int
+}
+
+func (s byIndex) Len() int           { return len(s.members) }
+func (s byIndex) Less(i, j int) bool { return s.index[i] < s.index[j] }
+func (s byIndex) Swap(i, j int) {
+	s.members[i], s.members[j] = s.members[j], s.members[i]
+	s.index[i], s.index[j] = s.index[j], s.index[i]
 }
 
 // summaryID is str(id) of a summary's int or str id.
