@@ -540,10 +540,6 @@ type listedSample struct {
 // winning, as inspect_ai's _read_all_summaries does (§1.4). It returns nil
 // when the log has neither.
 func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
-	type summary struct {
-		ID    json.RawMessage `json:"id"`
-		Epoch int             `json:"epoch"`
-	}
 	var members []*zip.File
 	if zf := last["summaries.json"]; zf != nil {
 		members = []*zip.File{zf}
@@ -568,19 +564,18 @@ func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	index := map[key]int{}
 	out := []listedSample{}
 	for _, zf := range members {
-		var s []summary
-		if err := l.readMemberInto(zf, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", zf.Name, err)
-		}
-		for _, x := range s {
+		err := l.readSummaryRows(zf, func(x summaryRow) {
 			id := summaryID(x.ID)
 			k := key{id, x.Epoch}
 			if i, ok := index[k]; ok {
 				out[i].source = zf.Name
-				continue
+				return
 			}
 			index[k] = len(out)
 			out = append(out, listedSample{ID: id, Epoch: x.Epoch, source: zf.Name})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", zf.Name, err)
 		}
 	}
 	return out, nil
@@ -723,7 +718,6 @@ var compressedBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledCompressed = 16 << 20
 
-// readMemberInto decodes a whole member into v.
 // readHeader reads the header member zf into l.Header and checks its
 // shape (checkHeader).
 func (l *Log) readHeader(zf *zip.File, journal bool) error {
@@ -736,18 +730,6 @@ func (l *Log) readHeader(zf *zip.File, journal bool) error {
 		return describeJSONError(b, err)
 	}
 	return checkHeader(b, &l.Header, journal)
-}
-
-func (l *Log) readMemberInto(zf *zip.File, v any) error {
-	b, err := appendMember(nil, zf, l.maxMember, l.Size)
-	if err != nil {
-		return err
-	}
-	b, _ = lastKeyWins(b)
-	if _, err := unmarshal(b, v); err != nil {
-		return describeJSONError(b, err)
-	}
-	return nil
 }
 
 // RawSize is the size of the sample's raw JSON: the member's uncompressed
