@@ -564,7 +564,7 @@ func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	index := map[key]int{}
 	out := []listedSample{}
 	for _, zf := range members {
-		err := l.readSummaryRows(zf, func(x summaryRow) {
+		err := l.readSummaryRows(zf, func(x summary) {
 			id := summaryID(x.ID)
 			k := key{id, x.Epoch}
 			if i, ok := index[k]; ok {

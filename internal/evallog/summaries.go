@@ -7,9 +7,11 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// summaryRow is what readSummaries reads of a sample summary
-// (EvalSampleSummary): its id as written, and its epoch.
-type summaryRow struct {
+// summary is what readSummaries reads of a sample summary
+// (EvalSampleSummary): its id as written, and its epoch. The decoder's
+// errors name the type ("cannot unmarshal object into Go value of type
+// []evallog.summary"), which the ingest_errors table stores: keep its name.
+type summary struct {
 	ID    json.RawMessage `json:"id"`
 	Epoch int             `json:"epoch"`
 }
@@ -17,7 +19,7 @@ type summaryRow struct {
 // readSummaryRows inflates the summaries member zf and calls each with its
 // rows in order; the rows' ids refer to a buffer that is reused once it
 // returns. Its errors are the member's read or decode error, unwrapped.
-func (l *Log) readSummaryRows(zf *zip.File, each func(summaryRow)) error {
+func (l *Log) readSummaryRows(zf *zip.File, each func(summary)) error {
 	bp := summaryBuffers.Get().(*[]byte)
 	defer summaryBuffers.Put(bp)
 	b, err := appendMember((*bp)[:0], zf, l.maxMember, l.Size)
@@ -49,8 +51,8 @@ const maxPooledSummaries = 16 << 20
 // summaryRowsDecoded decodes a summaries member with the decoder, as every
 // member was read before summaryRowsFast: for anything the walk does not
 // take, the same rows or the same error.
-func summaryRowsDecoded(b []byte) ([]summaryRow, error) {
-	var rows []summaryRow
+func summaryRowsDecoded(b []byte) ([]summary, error) {
+	var rows []summary
 	b, _ = lastKeyWins(b)
 	if _, err := unmarshal(b, &rows); err != nil {
 		return nil, describeJSONError(b, err)
@@ -69,7 +71,7 @@ func summaryRowsDecoded(b []byte) ([]summaryRow, error) {
 // false, and the member is decoded (summaryRowsDecoded), for the same rows
 // or the same error as before. It checks all of the member as the decoder
 // does, and leaves the ids where they lie in b.
-func summaryRowsFast(b []byte, rows []summaryRow) ([]summaryRow, bool) {
+func summaryRowsFast(b []byte, rows []summary) ([]summary, bool) {
 	w := &walk{b: b, mayIndex: true}
 	defer w.release()
 	row := func(w *walk, key []byte, vs int) (int, bool) {
@@ -83,7 +85,7 @@ func summaryRowsFast(b []byte, rows []summaryRow) ([]summaryRow, bool) {
 		return w.skipField(vs)
 	}
 	end, ok := w.elements(ws(b, 0), func(w *walk, es int) (int, bool) {
-		rows = append(rows, summaryRow{})
+		rows = append(rows, summary{})
 		return w.members(es, row)
 	})
 	return rows, ok && ws(b, end) == len(b)

@@ -107,3 +107,20 @@ func FuzzSummaryRows(f *testing.F) {
 		checkSummaryRows(t, b)
 	})
 }
+
+// A summaries member the walk leaves to the decoder gets the error it got
+// before the walk, word for word: ingest_errors stores it.
+func TestSummaryErrorsAsBefore(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{}`:                        "invalid log JSON: json: cannot unmarshal object into Go value of type []evallog.summary",
+		`[{"id": 1, "epoch": 1.0}]`: "invalid log JSON: json: cannot unmarshal number 1.0 into Go struct field .0.epoch of type int",
+	} {
+		if _, ok := summaryRowsFast([]byte(doc), nil); ok {
+			t.Fatalf("the walk took %s", doc)
+		}
+		_, err := summaryRowsDecoded([]byte(doc))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", doc, err, want)
+		}
+	}
+}
