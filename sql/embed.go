@@ -1,8 +1,9 @@
 // Package sqlfiles holds the analysis SQL of `empties analyze` and the
 // queries other stages run, in five folders by kind: macros/ (shared SQL
 // functions: a rate with its Wilson interval, the per-sample weighting, the
-// percentile interval, exact sums), staging/ (the views and intermediate
-// tables other steps read), marts/ (the outputs analyze writes), queries/
+// percentile interval, exact sums), intermediate/ (the views and tables
+// other steps read, built on the staging views internal/duck creates over
+// the dataset's tables), marts/ (the outputs analyze writes), queries/
 // (queries a stage runs on its own connection, with holes it fills: rescore's
 // headlines and study tables, decide's deciding values) and checks/ (the
 // invariants `empties check` verifies, each returning the rows that break
@@ -21,5 +22,5 @@ import "embed"
 
 // FS holds every .sql file and contract.
 //
-//go:embed macros staging marts queries checks
+//go:embed macros intermediate marts queries checks
 var FS embed.FS

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/analyze"
+	"empties/stages/analyzecmd"
 )
 
-func main() { app.RunMain(app.Stage(analyze.Command())) }
+func main() { app.RunMain(app.Stage(analyzecmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/check"
+	"empties/stages/checkcmd"
 )
 
-func main() { app.RunMain(app.Stage(check.Command())) }
+func main() { app.RunMain(app.Stage(checkcmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/classify"
+	"empties/stages/classifycmd"
 )
 
-func main() { app.RunMain(app.Stage(classify.Command())) }
+func main() { app.RunMain(app.Stage(classifycmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/decide"
+	"empties/stages/decidecmd"
 )
 
-func main() { app.RunMain(app.Stage(decide.Command())) }
+func main() { app.RunMain(app.Stage(decidecmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/exposure"
+	"empties/stages/exposurecmd"
 )
 
-func main() { app.RunMain(app.Stage(exposure.Command())) }
+func main() { app.RunMain(app.Stage(exposurecmd.Command())) }

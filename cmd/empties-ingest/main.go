@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/ingest"
+	"empties/stages/ingestcmd"
 )
 
-func main() { app.RunMain(app.Stage(ingest.Command())) }
+func main() { app.RunMain(app.Stage(ingestcmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/report"
+	"empties/stages/reportcmd"
 )
 
-func main() { app.RunMain(app.Stage(report.Command())) }
+func main() { app.RunMain(app.Stage(reportcmd.Command())) }

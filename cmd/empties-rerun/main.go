@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/rerun"
+	"empties/stages/reruncmd"
 )
 
-func main() { app.RunMain(app.Stage(rerun.Command())) }
+func main() { app.RunMain(app.Stage(reruncmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/rescore"
+	"empties/stages/rescorecmd"
 )
 
-func main() { app.RunMain(app.Stage(rescore.Command())) }
+func main() { app.RunMain(app.Stage(rescorecmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/run"
+	"empties/stages/runcmd"
 )
 
-func main() { app.RunMain(app.Stage(run.Command())) }
+func main() { app.RunMain(app.Stage(runcmd.Command())) }

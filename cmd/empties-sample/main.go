@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/sample"
+	"empties/stages/samplecmd"
 )
 
-func main() { app.RunMain(app.Stage(sample.Command())) }
+func main() { app.RunMain(app.Stage(samplecmd.Command())) }

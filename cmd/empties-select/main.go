@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/selectplan"
+	"empties/stages/selectcmd"
 )
 
-func main() { app.RunMain(app.Stage(selectplan.Command())) }
+func main() { app.RunMain(app.Stage(selectcmd.Command())) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"empties/internal/app"
-	"empties/stages/serve"
+	"empties/stages/servecmd"
 )
 
-func main() { app.RunMain(app.Stage(serve.Command())) }
+func main() { app.RunMain(app.Stage(servecmd.Command())) }

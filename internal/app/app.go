@@ -19,20 +19,20 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	"empties/stages/analyze"
-	"empties/stages/check"
-	"empties/stages/classify"
-	"empties/stages/decide"
-	"empties/stages/exposure"
-	"empties/stages/ingest"
-	"empties/stages/report"
-	"empties/stages/rerun"
-	"empties/stages/rescore"
-	"empties/stages/run"
-	"empties/stages/sample"
+	"empties/stages/analyzecmd"
+	"empties/stages/checkcmd"
+	"empties/stages/classifycmd"
+	"empties/stages/decidecmd"
+	"empties/stages/exposurecmd"
+	"empties/stages/ingestcmd"
+	"empties/stages/reportcmd"
+	"empties/stages/reruncmd"
+	"empties/stages/rescorecmd"
+	"empties/stages/runcmd"
+	"empties/stages/samplecmd"
 	"empties/stages/schemacmd"
-	"empties/stages/selectplan"
-	"empties/stages/serve"
+	"empties/stages/selectcmd"
+	"empties/stages/servecmd"
 	"empties/stages/sqlcmd"
 )
 
@@ -42,21 +42,21 @@ var Version = "dev"
 // Commands returns the stage commands, in pipeline order.
 func Commands() []*cli.Command {
 	return []*cli.Command{
-		ingest.Command(),
-		classify.Command(),
-		sample.Command(),
-		rescore.Command(),
-		selectplan.Command(),
-		rerun.Command(),
-		check.Command(),
-		analyze.Command(),
-		decide.Command(),
-		report.Command(),
+		ingestcmd.Command(),
+		classifycmd.Command(),
+		samplecmd.Command(),
+		rescorecmd.Command(),
+		selectcmd.Command(),
+		reruncmd.Command(),
+		checkcmd.Command(),
+		analyzecmd.Command(),
+		decidecmd.Command(),
+		reportcmd.Command(),
 		sqlcmd.Command(),
-		serve.Command(),
+		servecmd.Command(),
 		schemacmd.Command(),
-		exposure.Command(),
-		run.Command(),
+		exposurecmd.Command(),
+		runcmd.Command(),
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
-	"empties/stages/analyze"
+	"empties/stages/analyzecmd"
 )
 
 // Main maps every kind of error to its exit code and prints it once.
@@ -115,7 +115,7 @@ func TestStageBinaryPrefix(t *testing.T) {
 		{"the library's usage error", []string{"empties-analyze"}, `empties: Required flag "data" not set`},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), Stage(analyze.Command()), c.args, &stdout, &stderr)
+		code := Main(context.Background(), Stage(analyzecmd.Command()), c.args, &stdout, &stderr)
 		if code != 2 || !strings.HasPrefix(stderr.String(), c.want) || strings.Count(stderr.String(), "analyze:") > 1 {
 			t.Errorf("%s: exit %d, stderr %q, want it to start %q", c.name, code, stderr.String(), c.want)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // Stages are commands over the domain packages: outside stages/ and cmd/,
-// only the wiring (internal/app), the pipeline run (stages/run, itself a
+// only the wiring (internal/app), the pipeline run (stages/runcmd, itself a
 // stage) and the end-to-end test, which runs the pipeline through run on
 // purpose, import a stage. A domain package or its tests that imported one
 // would put a rule, or a test's inputs, behind a command's flags and

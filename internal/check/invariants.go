@@ -1,5 +1,5 @@
 // Package check holds a dataset's invariants (`empties check`,
-// stages/check). Each is a file of sql/checks/ (kind check: a query
+// stages/checkcmd). Each is a file of sql/checks/ (kind check: a query
 // returning the rows that break it, its header naming the invariant and the
 // tables it reads), except two kinds generated from schema/'s declarations
 // rather than written by hand: every declared key (schema.TableDef.Key) is

@@ -1,5 +1,6 @@
-// Package cliutil holds the error kinds every stage command shares; app.Main
-// turns them into exit codes.
+// Package cliutil holds what every stage command shares: the error kinds
+// app.Main turns into exit codes (cliutil.go), the flags several stages take
+// (flags.go) and the stop an interrupt makes (stop.go).
 package cliutil
 
 import (
@@ -18,6 +19,13 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// Required is the one wording of a flag or argument a stage's options lack
+// ("decide: --manifest FILE is required"), for its Validate; what names it
+// as its help does.
+func Required(stage, what string) error {
+	return Usagef("%s: %s is required", stage, what)
+}
+
 // PartialError reports that some inputs failed while the others succeeded
 // (exit code 1). The stage has already listed each failure.
 type PartialError struct{ Msg string }
@@ -28,19 +36,3 @@ func (e *PartialError) Error() string { return e.Msg }
 func (e *PartialError) ExitCode() int { return 1 }
 
 var _ cli.ExitCoder = (*PartialError)(nil)
-
-// Flags shared by the stages that read the experiment manifest.
-const (
-	ManifestFlag            = "manifest"
-	AllowPreregMismatchFlag = "allow-prereg-mismatch"
-)
-
-// ManifestFlags are --manifest and, when withPreregOverride, the override of
-// the pre-registration check.
-func ManifestFlags(withPreregOverride bool) []cli.Flag {
-	flags := []cli.Flag{&cli.StringFlag{Name: ManifestFlag, Aliases: []string{"m"}, Usage: "experiment manifest `FILE`", Required: true}}
-	if withPreregOverride {
-		flags = append(flags, &cli.BoolFlag{Name: AllowPreregMismatchFlag, Usage: "accept a pre-registration whose SHA-256 differs from the manifest's"})
-	}
-	return flags
-}

@@ -1,5 +1,5 @@
 // Package decide applies the pre-registration's decision rules D1-D4 and its
-// hypotheses H1-H4 to the analysis tables (`empties decide`, stages/decide), with every
+// hypotheses H1-H4 to the analysis tables (`empties decide`, stages/decidecmd), with every
 // threshold read from the manifest, and writes the decisions table: for each
 // rule the verdict, the recommendation the seed attaches to it, and the
 // numbers and cells behind it. A rule whose inputs are missing gets "not

@@ -12,7 +12,7 @@
 //	tables: decisions, headlines  the tables compared, one CSV each
 //	all_attempts: true            ingest --all-attempts (a folder of variants, not a log set)
 //
-// The pipeline is `empties run` (stages/run: ingest, rescore, check,
+// The pipeline is `empties run` (stages/runcmd: ingest, rescore, check,
 // analyze, decide, report), run from the repository's root with the paths of
 // inputs.txt as given, as `make demo` runs it. In the CSV files doubles are
 // written with 10 significant digits, so float noise in the last digits
@@ -46,7 +46,7 @@ import (
 	"empties/internal/measures"
 	"empties/internal/sqlfmt"
 	"empties/internal/testutil"
-	"empties/stages/run"
+	"empties/stages/runcmd"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/e2e/*/expected/* from this run")
@@ -120,15 +120,15 @@ func TestPipelineGoldens(t *testing.T) {
 			data := t.TempDir()
 			ctx := context.Background()
 			t.Chdir(testutil.RepoRoot(t))
-			opts := run.Options{Logs: in.logs, Out: data, Manifest: in.manifest, Progress: "never", AllAttempts: in.all,
+			opts := runcmd.Options{Logs: in.logs, Out: data, Manifest: in.manifest, Progress: "never", AllAttempts: in.all,
 				ExamplesSeed: 1, ExamplesPerClass: measures.DefaultExamplesPerClass}
-			if err := run.Run(ctx, opts, io.Discard, io.Discard); err != nil {
+			if err := runcmd.Run(ctx, opts, io.Discard, io.Discard); err != nil {
 				t.Fatal(err)
 			}
 			for _, table := range in.tables {
 				golden(t, filepath.Join(dir, "expected", table+".csv"), table, tableCSV(t, data, table))
 			}
-			golden(t, filepath.Join(dir, "expected", "report_tables.md"), "the report's tables", reportTables(t, data, run.ReportDir(opts)))
+			golden(t, filepath.Join(dir, "expected", "report_tables.md"), "the report's tables", reportTables(t, data, runcmd.ReportDir(opts)))
 		})
 	}
 }

@@ -41,11 +41,12 @@ var (
 	// output (a name `state` counts too).
 	stateTypes = set("TaskState", "AgentState")
 
-	// Guard wrappers recognised by name when their definition is not under
-	// PATH (a source tree scanned without utils/, say). When it is, any
-	// function that tests the completion for emptiness and receives the
-	// scorer as an argument counts as a guard wrapper.
-	guardWrappers = set("preset_score_on_no_response")
+	// Screening wrappers (they keep an empty reply from the judge they wrap)
+	// recognised by name when their definition is not under PATH (a source
+	// tree scanned without utils/, say). When it is, any function that tests
+	// the completion for emptiness and receives the scorer as an argument
+	// counts as one.
+	screenWrappers = set("preset_score_on_no_response")
 
 	// String methods that keep "this is the completion text" for the
 	// emptiness test: `not completion.strip()`.

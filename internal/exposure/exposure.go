@@ -1,5 +1,5 @@
 // Package exposure is the static scan of inspect_evals for evals exposed to
-// the empty-reply problem (`empties exposure`, stages/exposure) (pre-registration section 4, "Exposure search";
+// the empty-reply problem (`empties exposure`, stages/exposurecmd) (pre-registration section 4, "Exposure search";
 // issue 7). It parses every Python file of the package with tree-sitter and
 // reports, per eval, each of four criteria it meets, with file, line and
 // code:
@@ -13,8 +13,8 @@
 //  2. unguarded_judge: a judge — model_graded_qa, model_graded_fact, or
 //     `<model>.generate(...)` on a model from get_model reached from a
 //     scorer — that some path reaches with no test of the completion (or of
-//     the model's stop_reason or refusal flag) before it. See guard.go for
-//     what ends a path guarded.
+//     the model's stop_reason or refusal flag) before it. See judgepaths.go
+//     for what ends a path screened (the pre-registration's "guarded").
 //  3. max_tokens: every `max_tokens=` keyword, its value resolved through
 //     constants, parameter defaults and imported constants, and which model
 //     it configures.
@@ -47,10 +47,10 @@
 //   - A judge is model_graded_qa/model_graded_fact anywhere, or generate on
 //     a Model on a path that runs through a scorer; a judge called from a
 //     solver (AIR-Bench's annotate) is not counted.
-//   - A guard is a test in a condition that decides whether the judge call
+//   - A screen is a test in a condition that decides whether the judge call
 //     runs (see controls); which branch of the test leads to the judge is not
 //     checked. A read of the model's stop_reason or refusal flag counts as a
-//     guard (criterion 2 says "emptiness or refusal check"), although it does
+//     screen (criterion 2 says "emptiness or refusal check"), although it does
 //     not catch an empty text with stop_reason "stop".
 //   - max_tokens set in YAML run configs, in dict literals or through
 //     GenerateConfig(**config) is not seen; which model a max_tokens

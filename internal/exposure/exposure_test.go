@@ -273,7 +273,7 @@ func TestScanFixtures(t *testing.T) {
 }
 
 // TestMarkdownGolden compares the Markdown of one fixture with the committed
-// copy; run `go test ./stages/exposure/ -update` to rewrite it.
+// copy; run `go test ./internal/exposure/ -update` to rewrite it.
 func TestMarkdownGolden(t *testing.T) {
 	res, err := Scan(context.Background(), filepath.Join(fixtures, "refusal-signals"))
 	if err != nil {

@@ -63,9 +63,9 @@ type fact struct {
 	what   string // the attribute or keyword
 }
 
-// guards reports whether the fact, placed before a judge call, keeps an
+// screens reports whether the fact, placed before a judge call, keeps an
 // empty or refused reply away from the judge.
-func (f fact) guards() bool {
+func (f fact) screens() bool {
 	return f.kind == factEmptyText || f.kind == factRefusalRead && f.origin == originOutput
 }
 

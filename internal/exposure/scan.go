@@ -126,7 +126,7 @@ func (a *analyzer) scanHelperCalls(r *report, f *function) {
 		callee := n.child("function")
 		g := f.resolveFunc(callee)
 		if g == nil {
-			if name := m.baseName(callee); guardWrappers[name] {
+			if name := m.baseName(callee); screenWrappers[name] {
 				r.add(m.eval, critEmptyCheck, f, n, "calls "+name+" (its definition is not under PATH)"+presetValue(m.src, n, nil), nil)
 			}
 			return
@@ -259,7 +259,7 @@ func (a *analyzer) scanJudges(r *report, f *function) {
 		var groups []*group
 		byKey := map[string]*group{}
 		for _, o := range outs {
-			if o.guarded || !o.scorer {
+			if o.screened || !o.scorer {
 				continue
 			}
 			steps := append([]step{{f, n}}, o.steps...)

@@ -1,6 +1,6 @@
 // Package ingest reads Inspect logs into the logs, replies, scores,
 // model_calls and ingest_errors tables of a dataset, classifying every reply
-// on the way. Ingest is its entry point; stages/ingest is the command
+// on the way. Ingest is its entry point; stages/ingestcmd is the command
 // (flags, help, progress and the summary it prints).
 package ingest
 

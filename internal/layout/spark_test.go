@@ -81,7 +81,7 @@ func TestSparkReadsTheTablesAsWritten(t *testing.T) {
 			return ingest.Build(ctx, ingest.Config{Paths: []string{testutil.Path(t, "data", "demo", "logs")}, Out: dir})
 		},
 		func() error { _, err := study.Rescore(ctx, study.Config{Data: dir, Manifest: manifest}); return err },
-		func() error { return measures.Run(ctx, measures.Options{Data: dir, Manifest: manifest}, io.Discard) },
+		func() error { return measures.Run(ctx, measures.Config{Data: dir, Manifest: manifest}, io.Discard) },
 		func() error { _, err := decide.Decide(ctx, decide.Config{Data: dir, Manifest: manifest}); return err },
 	}
 	for _, step := range steps {

@@ -12,7 +12,7 @@
 // left out; an empty view with the same columns when the dataset lacks the
 // table); then the runner sets the run's variables (interval_level,
 // interval_z, bootstrap_seed, bootstrap_resamples) and builds the steps:
-// macros (rates.sql: the sample weight, rate, Wilson and percentile intervals), intermediate views and tables (study_replies,
+// macros (rates.sql: the sample weight, rate, Wilson and percentile intervals), intermediate views and tables (sql/intermediate/: study_replies,
 // priced_calls, tight_vs_default_samples), tables built in Go (reply_classes,
 // route_models, boot_tight_default) and the outputs.
 //
@@ -47,12 +47,13 @@ import (
 	sqlfiles "empties/sql"
 )
 
-// Options configure an analyze run (the flags of `empties analyze`).
-type Options struct {
+// Config configures an analyze run (the flags of `empties analyze`).
+type Config struct {
 	Data                string
 	Manifest            string
 	AllowPreregMismatch bool
-	// ExamplesSeed and ExamplesPerClass drive class_examples' draw.
+	// ExamplesSeed and ExamplesPerClass drive class_examples' draw; 0 per
+	// class means DefaultExamplesPerClass.
 	ExamplesSeed     uint64
 	ExamplesPerClass int
 	// SQL is the analysis SQL; nil means the embedded sql/ files.
@@ -71,7 +72,7 @@ func ParamsFrom(m *manifest.Manifest) Params {
 }
 
 // Run analyzes the dataset and writes the outputs into it.
-func Run(ctx context.Context, opts Options, w io.Writer) error {
+func Run(ctx context.Context, opts Config, w io.Writer) error {
 	if err := store.RequireTables("analyze", opts.Data, "replies"); err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func manifestPath(t testing.TB) string { return testutil.Path(t, "data", "study.
 func runAnalyze(t *testing.T, dir string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := Run(context.Background(), Options{Data: dir, Manifest: manifestPath(t)}, &out); err != nil {
+	if err := Run(context.Background(), Config{Data: dir, Manifest: manifestPath(t)}, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -195,7 +195,7 @@ func TestRunIsReproducible(t *testing.T) {
 }
 
 func TestRunNeedsReplies(t *testing.T) {
-	err := Run(context.Background(), Options{Data: t.TempDir(), Manifest: manifestPath(t)}, &bytes.Buffer{})
+	err := Run(context.Background(), Config{Data: t.TempDir(), Manifest: manifestPath(t)}, &bytes.Buffer{})
 	var usage *cliutil.UsageError
 	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "empties ingest LOGS --out") {
 		t.Errorf("got %v, want a usage error naming ingest", err)

@@ -179,7 +179,7 @@ func BenchmarkAnalyzeMillionReplies(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var out bytes.Buffer
 		t0 := time.Now()
-		if err := Run(context.Background(), Options{Data: dir, Manifest: manifestPath(b)}, &out); err != nil {
+		if err := Run(context.Background(), Config{Data: dir, Manifest: manifestPath(b)}, &out); err != nil {
 			b.Fatal(err)
 		}
 		elapsed := time.Since(t0)

@@ -13,7 +13,7 @@ import (
 func TestRunWithoutManifest(t *testing.T) {
 	dir := writeDataset(t, studyGiven+exploreRepliesExtra)
 	var out bytes.Buffer
-	if err := Run(context.Background(), Options{Data: dir}, &out); err != nil {
+	if err := Run(context.Background(), Config{Data: dir}, &out); err != nil {
 		t.Fatal(err)
 	}
 	// One line names what a manifest would give (cost and the D1-D4

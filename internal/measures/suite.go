@@ -296,16 +296,17 @@ func checkBody(h Header, body string) (string, error) {
 }
 
 // kindDirs are the folders of sql/ and the kinds of file each holds: shared
-// macros, the staging steps other steps read (views and intermediate
-// tables), the marts (the outputs analyze writes, each with its contract
-// beside it), the queries other stages run on their own connection, and the
-// invariants `empties check` verifies.
+// macros, the intermediate steps other steps read (views and tables built
+// on the staging views of internal/duck; dbt's word), the marts (the outputs
+// analyze writes, each with its contract beside it), the queries other
+// stages run on their own connection, and the invariants `empties check`
+// verifies.
 var kindDirs = map[string][]string{
-	"macros":  {KindMacro},
-	"staging": {KindView, KindTable},
-	"marts":   {KindOutput},
-	"queries": {KindQuery},
-	"checks":  {KindCheck},
+	"macros":       {KindMacro},
+	"intermediate": {KindView, KindTable},
+	"marts":        {KindOutput},
+	"queries":      {KindQuery},
+	"checks":       {KindCheck},
 }
 
 // dirOfKind is the folder of sql/ that holds files of a kind.
@@ -330,7 +331,7 @@ func suiteFiles(fsys fs.FS, ext string, fail func(string, error)) ([]string, err
 			return nil
 		}
 		if _, ok := kindDirs[path.Dir(p)]; !ok {
-			fail("sql/"+p, fmt.Errorf("not in a folder of sql/: a file lives in macros/, staging/, marts/, queries/ or checks/, by its kind"))
+			fail("sql/"+p, fmt.Errorf("not in a folder of sql/: a file lives in macros/, intermediate/, marts/, queries/ or checks/, by its kind"))
 			return nil
 		}
 		files = append(files, p)

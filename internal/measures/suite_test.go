@@ -188,14 +188,14 @@ func TestSuiteValidation(t *testing.T) {
 		{"a query without columns", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")}}, "a query names the columns it returns"},
 		{"a query hole not declared", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT {{formula}} AS v FROM logs")}}, "hole {{formula}} is not declared"},
 		{"a query hole never used", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\n-- holes: formula\nSELECT 1 AS v FROM logs")}}, `hole "formula" is never used`},
-		{"a query reading a staging view", fstest.MapFS{
-			"staging/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
-			"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: v\n-- columns: log_id\nSELECT log_id FROM v")},
+		{"a query reading an intermediate view", fstest.MapFS{
+			"intermediate/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
+			"queries/q.sql":      {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: v\n-- columns: log_id\nSELECT log_id FROM v")},
 		}, `"v" is a view inside analyze`},
 		{"a check without its invariant", fstest.MapFS{"checks/c.sql": {Data: []byte("-- output: c\n-- kind: check\n-- grain: one row per log\n-- needs: logs\nSELECT log_id FROM logs")}}, `sql/checks/c.sql: header: no "invariant" line`},
-		{"a check reading a staging view", fstest.MapFS{
-			"staging/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
-			"checks/c.sql":  {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: v\nSELECT log_id FROM v")},
+		{"a check reading an intermediate view", fstest.MapFS{
+			"intermediate/v.sql": {Data: []byte("-- output: v\n-- kind: view\n-- grain: one row per log\n-- measure: x\n-- needs: logs\nSELECT log_id FROM logs")},
+			"checks/c.sql":       {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: v\nSELECT log_id FROM v")},
 		}, `"v" is a view inside analyze`},
 		{"a check among the queries", fstest.MapFS{"queries/c.sql": {Data: []byte("-- output: c\n-- kind: check\n-- invariant: i\n-- grain: one row per log\n-- needs: logs\nSELECT log_id FROM logs")}}, "a check file lives in sql/checks/, not sql/queries/"},
 		{"an invariant on a query", fstest.MapFS{"queries/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- invariant: i\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT 1 AS v FROM logs")}}, "invariant is a key of a check"},
@@ -204,7 +204,7 @@ func TestSuiteValidation(t *testing.T) {
 		{"a file outside the folders", fstest.MapFS{"c.sql": {Data: []byte(good("c", "replies"))}}, "sql/c.sql: not in a folder of sql/"},
 		{"an output among the macros", fstest.MapFS{"macros/c.sql": {Data: []byte(good("c", "replies"))}}, "sql/macros/c.sql: a output file lives in sql/marts/, not sql/macros/"},
 		{"a query among the marts", fstest.MapFS{"marts/q.sql": {Data: []byte("-- output: q\n-- kind: query\n-- grain: one row per log\n-- measure: x\n-- needs: logs\n-- columns: v\nSELECT 1 AS v FROM logs")}}, "a query file lives in sql/queries/"},
-		{"a contract away from its file", fstest.MapFS{"staging/a.yml": {Data: []byte(contract("a"))}}, "sql/staging/a.yml: a contract lives in sql/marts/"},
+		{"a contract away from its file", fstest.MapFS{"intermediate/a.yml": {Data: []byte(contract("a"))}}, "sql/intermediate/a.yml: a contract lives in sql/marts/"},
 		{"cycle", fstest.MapFS{
 			"marts/a.sql": {Data: []byte(good("a", "b"))},
 			"marts/b.sql": {Data: []byte(good("b", "a"))}, "marts/b.yml": {Data: []byte(contract("b"))},

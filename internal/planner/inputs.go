@@ -9,7 +9,7 @@ import (
 	"empties/internal/duck"
 	"empties/internal/manifest"
 	"empties/internal/measures"
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 	"empties/internal/vocab"
 	"empties/schema"
@@ -212,7 +212,7 @@ func planPartC(m *manifest.Manifest, in *inputs) *Plan {
 			forms = append(forms, Form{Name: f.Name, Text: f.Text, Repeats: size.Repeats})
 		}
 		ju := in.judges[e]
-		g := Group{Eval: e, Judge: ju.Model, Epochs: 1, Cost: &planjson.GroupCost{},
+		g := Group{Eval: e, Judge: ju.Model, Epochs: 1, Cost: &planfile.GroupCost{},
 			Metadata: map[string]string{"empties_part": vocab.PartC, "empties_eval": e, "empties_arm": vocab.ArmDefault}}
 		if len(pool) > 0 { // the eval's task and judges, as its original run had them
 			task(&g, m, in.logs[pool[0].logID])

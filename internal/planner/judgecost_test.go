@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 )
 
 // addJudgeCost is Part B's and Part C's one account of a sample's judge
@@ -13,7 +13,7 @@ import (
 // judge named among the unpriced models.
 func TestAddJudgeCost(t *testing.T) {
 	plan := &Plan{}
-	g := &Group{Cost: &planjson.GroupCost{}}
+	g := &Group{Cost: &planfile.GroupCost{}}
 	priced := judgeUse{Model: "openai/judge", Calls: 3, PerCallUSD: 0.01, Priced: true, PerSampleCalls: 1.5}
 	addJudgeCost(plan, g, priced, "hl", 3) // Part C: 3 replays at 1.5 calls each, 4.5 rounds to 5
 	addJudgeCost(plan, g, priced, "hl", 1) // Part B: 1.5 rounds to 2

@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"empties/internal/manifest"
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 	"empties/internal/vocab"
 	"empties/schema"
@@ -68,7 +68,7 @@ func planPartB(ctx context.Context, dir string, m *manifest.Manifest, in *inputs
 		if g == nil {
 			g = &Group{Eval: o.Eval, Route: o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Epochs: 1,
 				Metadata: map[string]string{"empties_part": vocab.PartB, "empties_eval": o.Eval, "empties_route": o.Route, "empties_arm": o.Arm},
-				Cost:     &planjson.GroupCost{}}
+				Cost:     &planfile.GroupCost{}}
 			task(g, m, l)
 			groups[gk] = g
 			order = append(order, gk)

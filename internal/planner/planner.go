@@ -21,24 +21,24 @@ import (
 
 	"empties/internal/classify"
 	"empties/internal/manifest"
-	planjson "empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/vocab"
 	"empties/schema"
 )
 
 // The plan's JSON form (package plan, which `empties rerun` reads).
 type (
-	Plan   = planjson.Plan
-	Group  = planjson.Group
-	Sample = planjson.Sample
-	Form   = planjson.Form
-	Size   = planjson.Size
-	Cost   = planjson.Cost
+	Plan   = planfile.Plan
+	Group  = planfile.Group
+	Sample = planfile.Sample
+	Form   = planfile.Form
+	Size   = planfile.Size
+	Cost   = planfile.Cost
 )
 
 // Config says what to plan.
 type Config struct {
-	Kind         string // planjson.Wide, Control, PartC or PartB
+	Kind         string // planfile.Wide, Control, PartC or PartB
 	Data         string // the dataset (after rescore)
 	Manifest     *manifest.Manifest
 	ManifestPath string // recorded in the plan
@@ -54,13 +54,13 @@ func Select(ctx context.Context, cfg Config) (*Plan, error) {
 	}
 	var plan *Plan
 	switch cfg.Kind {
-	case planjson.Wide:
-		plan = planReruns(m, in, planjson.Wide, wideTargets(in))
-	case planjson.Control:
-		plan = planReruns(m, in, planjson.Control, controlTargets(m, in))
-	case planjson.PartC:
+	case planfile.Wide:
+		plan = planReruns(m, in, planfile.Wide, wideTargets(in))
+	case planfile.Control:
+		plan = planReruns(m, in, planfile.Control, controlTargets(m, in))
+	case planfile.PartC:
 		plan = planPartC(m, in)
-	case planjson.PartB:
+	case planfile.PartB:
 		if plan, err = planPartB(ctx, cfg.Data, m, in); err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func planReruns(m *manifest.Manifest, in *inputs, arm string, targets []target) 
 		if g == nil {
 			g = &Group{Eval: t.o.Eval, Route: t.o.Route, Model: l.Model, ModelArgs: jsonMap(l.ModelArgs), Settings: settings(l),
 				Metadata: map[string]string{"empties_arm": arm, "empties_eval": t.o.Eval, "empties_route": t.o.Route, "empties_part": vocab.PartA},
-				Cost:     &planjson.GroupCost{}}
+				Cost:     &planfile.GroupCost{}}
 			task(g, m, l)
 			if arm == vocab.ArmWide {
 				g.Settings["max_tokens"] = m.Arms.Wide.MaxTokens
@@ -193,31 +193,31 @@ func command(g *Group) string {
 			ids = append(ids, s.ID)
 		}
 	}
-	parts := []string{"inspect", "eval", planjson.ShellQuote(g.Task), "--model", planjson.ShellQuote(g.Model)}
+	parts := []string{"inspect", "eval", planfile.ShellQuote(g.Task), "--model", planfile.ShellQuote(g.Model)}
 	for _, k := range slices.Sorted(maps.Keys(g.TaskArgs)) {
 		v, _ := json.Marshal(g.TaskArgs[k])
 		val := string(v)
 		if s, ok := g.TaskArgs[k].(string); ok {
 			val = s
-		} else if name := planjson.ModelName(g.TaskArgs[k]); name != "" {
+		} else if name := planfile.ModelName(g.TaskArgs[k]); name != "" {
 			val = name // a judge the log stores as a model config
 		}
-		parts = append(parts, "-T", planjson.ShellQuote(k+"="+val))
+		parts = append(parts, "-T", planfile.ShellQuote(k+"="+val))
 	}
 	for _, r := range slices.Sorted(maps.Keys(g.ModelRoles)) {
-		if name := planjson.ModelName(g.ModelRoles[r]); name != "" {
-			parts = append(parts, "--model-role", planjson.ShellQuote(r+"="+name))
+		if name := planfile.ModelName(g.ModelRoles[r]); name != "" {
+			parts = append(parts, "--model-role", planfile.ShellQuote(r+"="+name))
 		}
 	}
-	parts = append(parts, "--sample-id", planjson.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
+	parts = append(parts, "--sample-id", planfile.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
 	for _, k := range slices.Sorted(maps.Keys(g.Settings)) {
 		switch v := g.Settings[k].(type) {
 		case string, bool, float64, int, int64:
-			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planjson.ShellQuote(fmt.Sprint(v)))
+			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planfile.ShellQuote(fmt.Sprint(v)))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
-		parts = append(parts, "--metadata", planjson.ShellQuote(k+"="+g.Metadata[k]))
+		parts = append(parts, "--metadata", planfile.ShellQuote(k+"="+g.Metadata[k]))
 	}
 	return strings.Join(parts, " ")
 }

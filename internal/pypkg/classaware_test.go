@@ -13,15 +13,15 @@ import (
 	"empties/internal/ingest"
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/manifest"
-	internalstudy "empties/internal/study"
+	"empties/internal/study"
 	"empties/internal/testutil"
 )
 
-// study ingests and rescores logs into a new dataset.
-func study(t *testing.T, logs string) string {
+// rescored ingests and rescores logs into a new dataset.
+func rescored(t *testing.T, logs string) string {
 	t.Helper()
 	dir := ingesttest.Build(t, ingest.Config{Paths: []string{logs}, Workers: 2})
-	if _, err := internalstudy.Rescore(context.Background(), internalstudy.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
+	if _, err := study.Rescore(context.Background(), study.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}); err != nil {
 		t.Fatalf("rescore %s: %v", logs, err)
 	}
 	return dir
@@ -56,7 +56,7 @@ func TestClassAwareReproducesP3(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	runPython(t, "", nil, testutil.Path(t, "scripts", "difftest", "class_aware_demo.py"), out)
-	p0, p3 := study(t, filepath.Join(out, "p0")), study(t, filepath.Join(out, "p3"))
+	p0, p3 := rescored(t, filepath.Join(out, "p0")), rescored(t, filepath.Join(out, "p3"))
 
 	// rescore's P3 of the run as shipped, by eval, sample and epoch
 	type cell struct{ value, reason, class string }
@@ -191,7 +191,7 @@ func TestClassAwareReproducesP3(t *testing.T) {
 
 // logged is the Score.reason class_aware logs for a P3 row of this reason.
 func logged(reason string) string {
-	if r, ok := internalstudy.ScoreReasons[reason]; ok {
+	if r, ok := study.ScoreReasons[reason]; ok {
 		return r
 	}
 	return reason

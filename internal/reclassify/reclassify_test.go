@@ -27,7 +27,7 @@ func TestReclassifyRestoresTheClassesAndDropsWhatTheyFed(t *testing.T) {
 	ctx := context.Background()
 	data := ingesttest.Dataset(t, testutil.Path(t, "testdata", "classify"), testutil.Path(t, "testdata", "logs", "grader-role.eval"),
 		testutil.Path(t, "testdata", "turns"))
-	if err := measures.Run(ctx, measures.Options{Data: data}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Config{Data: data}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	const replies = `SELECT log_id, sample_id, epoch, class, class_rule, non_answer, final_call_index, final_class, final_class_rule, final_non_answer,

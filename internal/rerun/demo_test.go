@@ -10,13 +10,13 @@ import (
 	json "github.com/goccy/go-json"
 
 	"empties/internal/ingest"
-	manifestpkg "empties/internal/manifest"
+	"empties/internal/manifest"
 	"empties/internal/measures"
 	"empties/internal/study"
 	"empties/internal/testutil"
 )
 
-func manifest(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
+func manifestFile(t *testing.T) string { return testutil.Path(t, "data", "study.yaml") }
 
 func ingestRescore(t *testing.T, out string, logs ...string) {
 	t.Helper()
@@ -24,7 +24,7 @@ func ingestRescore(t *testing.T, out string, logs ...string) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: logs, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifest(t)}); err != nil {
+	if _, err := study.Rescore(ctx, study.Config{Data: out, Manifest: manifestFile(t)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,7 +39,7 @@ func TestDemoD4ComesFromReplayLogs(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	logs := testutil.Path(t, "data", "demo", "logs")
 	ingestRescore(t, data, logs)
-	m, err := manifestpkg.Load(manifest(t), manifestpkg.Options{})
+	m, err := manifest.Load(manifestFile(t), manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestDemoD4ComesFromReplayLogs(t *testing.T) {
 		t.Errorf("the replays hold no empty or whitespace form (%v)", seen)
 	}
 
-	if err := measures.Run(context.Background(), measures.Options{Data: data, Manifest: manifest(t)}, io.Discard); err != nil {
+	if err := measures.Run(context.Background(), measures.Config{Data: data, Manifest: manifestFile(t)}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	d4 := testutil.Query(t, data, `SELECT (SELECT sum(n_verdicts) FROM d4_judge_behaviour WHERE pooled), (SELECT count(*) FROM judge_tests), (SELECT count(*) FROM replies r JOIN log_assignments a USING (log_id) WHERE a.part = 'C')`)[0]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"empties/internal/plan"
+	"empties/internal/planfile"
 )
 
 func text(s string) *string { return &s }
@@ -16,14 +16,14 @@ func TestBuildGroups(t *testing.T) {
 	meta := func(arm, part string) map[string]string {
 		return map[string]string{"empties_arm": arm, "empties_part": part, "empties_eval": "hle_text"}
 	}
-	wide := &plan.Plan{Kind: plan.Wide, Groups: []plan.Group{
+	wide := &planfile.Plan{Kind: planfile.Wide, Groups: []planfile.Group{
 		{Eval: "gpqa_diamond", Route: "gpt-5-mini/openai-responses", Task: "inspect_evals/gpqa_diamond", Model: "openai/gpt-5-mini", Epochs: 3,
 			Settings: map[string]any{"max_tokens": 16000.0}, Metadata: meta("wide", "A"),
-			Samples: []plan.Sample{{ID: "rec1", IDType: "str", Epoch: 1}, {ID: "rec1", IDType: "str", Epoch: 3}, {ID: "7", IDType: "int", Epoch: 2}},
-			Cost:    &plan.GroupCost{EstimateUSD: 1, UpperBoundUSD: 2}},
+			Samples: []planfile.Sample{{ID: "rec1", IDType: "str", Epoch: 1}, {ID: "rec1", IDType: "str", Epoch: 3}, {ID: "7", IDType: "int", Epoch: 2}},
+			Cost:    &planfile.GroupCost{EstimateUSD: 1, UpperBoundUSD: 2}},
 		// a second log of the same eval × route gets a folder of its own
 		{Eval: "gpqa_diamond", Route: "gpt-5-mini/openai-responses", Task: "inspect_evals/gpqa_diamond", Model: "openai/gpt-5-mini", Epochs: 1,
-			Metadata: meta("wide", "A"), Samples: []plan.Sample{{ID: "rec2", IDType: "str", Epoch: 1}}},
+			Metadata: meta("wide", "A"), Samples: []planfile.Sample{{ID: "rec2", IDType: "str", Epoch: 1}}},
 		{Eval: "hle_text", Route: "x/y", Task: "t", Model: "m", Metadata: meta("wide", "A")}, // no samples: left out
 	}}
 	gs := Build(wide, "/logs/wide", []string{"demo"})
@@ -47,9 +47,9 @@ func TestBuildGroups(t *testing.T) {
 		}
 	}
 
-	partc := &plan.Plan{Kind: plan.PartC, Groups: []plan.Group{{Eval: "hle_text", Task: "inspect_evals/hle", Epochs: 1, Metadata: meta("default", "C"),
+	partc := &planfile.Plan{Kind: planfile.PartC, Groups: []planfile.Group{{Eval: "hle_text", Task: "inspect_evals/hle", Epochs: 1, Metadata: meta("default", "C"),
 		TaskArgs: map[string]any{"include_multi_modal": false}, ModelRoles: map[string]any{"grader": map[string]any{"model": "openai/judge", "config": map[string]any{}}},
-		Samples: []plan.Sample{{ID: "3", IDType: "int", Forms: []plan.Form{{Name: "empty", Text: "", Repeats: 2}, {Name: "blocked", Text: "BLOCKED", Repeats: 2}}}}}}}
+		Samples: []planfile.Sample{{ID: "3", IDType: "int", Forms: []planfile.Form{{Name: "empty", Text: "", Repeats: 2}, {Name: "blocked", Text: "BLOCKED", Repeats: 2}}}}}}}
 	c := Build(partc, "/logs/partc", nil)[0]
 	if c.Model != "" || c.Epochs != 1 || !c.Replays() || c.Planned != 4 || c.LogDir != filepath.Join("/logs/partc", "hle_text") || len(c.SampleIDs) != 0 {
 		t.Fatalf("part C group %+v", c)
@@ -63,8 +63,8 @@ func TestBuildGroups(t *testing.T) {
 		t.Errorf("part C command %q", cmd)
 	}
 
-	partb := &plan.Plan{Kind: plan.PartB, Groups: []plan.Group{{Eval: "xstest_safe", Route: "r/a", Task: "inspect_evals/xstest", Model: "m", Metadata: meta("tight", "B"),
-		Samples: []plan.Sample{{ID: "s", IDType: "str", Epoch: 2, OriginalEvalID: "E1", Text: text("Paris.")}}}}}
+	partb := &planfile.Plan{Kind: planfile.PartB, Groups: []planfile.Group{{Eval: "xstest_safe", Route: "r/a", Task: "inspect_evals/xstest", Model: "m", Metadata: meta("tight", "B"),
+		Samples: []planfile.Sample{{ID: "s", IDType: "str", Epoch: 2, OriginalEvalID: "E1", Text: text("Paris.")}}}}}
 	b := Build(partb, "/logs/partb", nil)[0]
 	if b.LogDir != filepath.Join("/logs/partb", "xstest_safe", "r-a-tight") || b.Replay[0].NewID != "s__e2" || b.Replay[0].Text != "Paris." ||
 		b.Replay[0].Metadata["empties_original_eval_id"] != "E1" || b.Replay[0].Metadata["empties_epoch"] != int64(2) || b.Model != "m" {
@@ -76,8 +76,8 @@ func TestBuildGroups(t *testing.T) {
 // group's share left is the share of its planned records not yet logged.
 func TestBudget(t *testing.T) {
 	b := Budget{CeilingUSD: 10, SpentDataUSD: 4, SpentLogsUSD: 1, SpentOtherUSD: 0.5}
-	b.Remaining(Group{Planned: 10, Cost: plan.GroupCost{EstimateUSD: 2, UpperBoundUSD: 6}}, 4)
-	b.Remaining(Group{Planned: 5, Cost: plan.GroupCost{EstimateUSD: 1, UpperBoundUSD: 1}}, 9) // more logged than planned: nothing left
+	b.Remaining(Group{Planned: 10, Cost: planfile.GroupCost{EstimateUSD: 2, UpperBoundUSD: 6}}, 4)
+	b.Remaining(Group{Planned: 5, Cost: planfile.GroupCost{EstimateUSD: 1, UpperBoundUSD: 1}}, 9) // more logged than planned: nothing left
 	if math.Abs(b.UpperBoundUSD-3.6) > 1e-12 || math.Abs(b.EstimateUSD-1.2) > 1e-12 || b.PlanUpperBound != 7 {
 		t.Fatalf("remaining %+v", b)
 	}
@@ -109,7 +109,7 @@ func TestBudgetFailsClosed(t *testing.T) {
 		}
 	}
 	b := Budget{CeilingUSD: 10, SpentDataUSD: 1}
-	b.Remaining(Group{Planned: 4, Cost: plan.GroupCost{EstimateUSD: 1, UpperBoundUSD: 2}}, 0)
+	b.Remaining(Group{Planned: 4, Cost: planfile.GroupCost{EstimateUSD: 1, UpperBoundUSD: 2}}, 0)
 	if b.Over() || b.Unbounded() {
 		t.Fatalf("$3 of $10, all priced: %+v", b)
 	}

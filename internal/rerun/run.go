@@ -16,30 +16,33 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 )
 
 // Config is a run of a plan, as `empties rerun`'s flags give it.
 type Config struct {
-	Plan            string // PLAN.json
-	Manifest        string
-	Data            string // dataset whose spend counts; "" = the plan's
-	LogDir          string // "" = PLAN without .json
-	DryRun          bool
-	AllowOverBudget bool
-	AllowUnpriced   bool     // run although some calls have no price (their cost is not counted)
-	Python          string   // "" = Python's choice
-	Harness         string   // Python file with setup()/model() (simulated runs, tests)
-	Tags            []string // on every log
-	LogBuffer       int      // samples inspect_ai buffers before writing its log; 0 = its default
+	Plan     string // PLAN.json
+	Manifest string
+	// AllowPreregMismatch accepts a manifest whose pre-registration's
+	// SHA-256 differs (manifest.Options).
+	AllowPreregMismatch bool
+	Data                string // dataset whose spend counts; "" = the plan's
+	LogDir              string // "" = PLAN without .json
+	DryRun              bool
+	AllowOverBudget     bool
+	AllowUnpriced       bool     // run although some calls have no price (their cost is not counted)
+	Python              string   // "" = Python's choice
+	Harness             string   // Python file with setup()/model() (simulated runs, tests)
+	Tags                []string // on every log
+	LogBuffer           int      // samples inspect_ai buffers before writing its log; 0 = its default
 }
 
 // Run is a plan ready to run: what Load read and checked, and after Assess,
 // what each group's logs already hold and where the budget stands.
 type Run struct {
 	Config   Config // with LogDir and Data filled in, Harness absolute
-	Plan     *plan.Plan
+	Plan     *planfile.Plan
 	Manifest *manifest.Manifest
 	Python   string  // the interpreter RunPython starts
 	Root     string  // the log folder, resolved (guard.CheckLogFolder)
@@ -57,19 +60,17 @@ type Run struct {
 }
 
 // Load reads the plan and the manifest and checks every other input before
-// any work (Assess ingests logs): the numbers, the files named, the log
-// folder. Each mistake is a usage error naming it.
+// any work (Assess ingests logs): the files named, the log folder (the
+// command checks the values it was given first: reruncmd's Validate). Each
+// mistake is a usage error naming it.
 func Load(cfg Config) (*Run, error) {
-	p, err := plan.Read(cfg.Plan)
+	p, err := planfile.Read(cfg.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("rerun: %w", err)
 	}
-	m, err := manifest.Load(cfg.Manifest, manifest.Options{})
+	m, err := manifest.Load(cfg.Manifest, manifest.Options{AllowPreregMismatch: cfg.AllowPreregMismatch})
 	if err != nil { // the command was given a wrong file: a usage error, as a wrong plan is
 		return nil, &cliutil.UsageError{Msg: "rerun: " + err.Error()}
-	}
-	if cfg.LogBuffer < 0 {
-		return nil, cliutil.Usagef("rerun: --log-buffer %d: give a number of samples, 1 or more (0: inspect_ai's default)", cfg.LogBuffer)
 	}
 	if cfg.Data != "" { // named: it must be a dataset (the plan's own may have moved: then the plan's record of the spend is used)
 		if err := store.CheckReadable("rerun", cfg.Data); err != nil {

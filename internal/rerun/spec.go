@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/vocab"
 )
 
@@ -55,8 +55,8 @@ type Group struct {
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	Tags       []string          `json:"tags,omitempty"`
 
-	Planned int            `json:"planned"` // sample × epoch records the group's log holds when it is done
-	Cost    plan.GroupCost `json:"-"`
+	Planned int                `json:"planned"` // sample × epoch records the group's log holds when it is done
+	Cost    planfile.GroupCost `json:"-"`
 }
 
 // Replay is one replayed sample: a copy of the dataset's sample ID under
@@ -78,7 +78,7 @@ func (g *Group) Replays() bool { return g.Replay != nil }
 // on every log. The names are those plan.Read checked (guard.CheckName):
 // the folders lie inside root as names go; Load proves it of the folders
 // as they are (guard.SubPath, symlinks resolved).
-func Build(p *plan.Plan, root string, tags []string) []Group {
+func Build(p *planfile.Plan, root string, tags []string) []Group {
 	var out []Group
 	taken := map[string]bool{}
 	for _, g := range p.Groups {
@@ -89,7 +89,7 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 		if g.Route != "" {
 			name = filepath.Join(g.Eval, strings.ReplaceAll(g.Route, "/", "-"))
 		}
-		if p.Kind == plan.PartB && g.Metadata["empties_arm"] != "" && g.Metadata["empties_arm"] != vocab.ArmDefault {
+		if p.Kind == planfile.PartB && g.Metadata["empties_arm"] != "" && g.Metadata["empties_arm"] != vocab.ArmDefault {
 			name += "-" + g.Metadata["empties_arm"]
 		}
 		dir := name
@@ -104,7 +104,7 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 			sg.Cost = *g.Cost
 		}
 		switch p.Kind {
-		case plan.PartC:
+		case planfile.PartC:
 			sg.Model, sg.ModelArgs, sg.Epochs = "", nil, 1
 			sg.Replay = []Replay{}
 			for _, s := range g.Samples {
@@ -116,7 +116,7 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 				}
 			}
 			sg.Planned = len(sg.Replay)
-		case plan.PartB:
+		case planfile.PartB:
 			sg.Epochs = 1
 			sg.Replay = []Replay{}
 			for _, s := range g.Samples {
@@ -139,18 +139,18 @@ func Build(p *plan.Plan, root string, tags []string) []Group {
 	return out
 }
 
-func label(kind string, g plan.Group) string {
+func label(kind string, g planfile.Group) string {
 	switch {
-	case kind == plan.PartC:
+	case kind == planfile.PartC:
 		return "partc " + g.Eval
-	case kind == plan.PartB && g.Metadata["empties_arm"] != vocab.ArmDefault:
+	case kind == planfile.PartB && g.Metadata["empties_arm"] != vocab.ArmDefault:
 		return fmt.Sprintf("partb %s × %s (arm %s)", g.Eval, g.Route, g.Metadata["empties_arm"])
 	}
 	return fmt.Sprintf("%s %s × %s", kind, g.Eval, g.Route)
 }
 
 // typedID is a sample id as its log has it: an int for id_type int.
-func typedID(s plan.Sample) any {
+func typedID(s planfile.Sample) any {
 	if s.IDType == "int" {
 		if n, err := strconv.ParseInt(s.ID, 10, 64); err == nil {
 			return n
@@ -163,29 +163,29 @@ func typedID(s plan.Sample) any {
 // and the plan's reader. A replay group's dataset (one copy of each sample
 // per reply) is made by `empties rerun` itself; its line says so.
 func Command(g Group) string {
-	parts := []string{"inspect", "eval-set", plan.ShellQuote(g.Task), "--log-dir", plan.ShellQuote(g.LogDir)}
+	parts := []string{"inspect", "eval-set", planfile.ShellQuote(g.Task), "--log-dir", planfile.ShellQuote(g.LogDir)}
 	model := g.Model
 	if model == "" {
 		model = "none/none"
 	}
-	parts = append(parts, "--model", plan.ShellQuote(model))
+	parts = append(parts, "--model", planfile.ShellQuote(model))
 	for _, k := range slices.Sorted(maps.Keys(g.ModelArgs)) {
 		if v, ok := scalar(g.ModelArgs[k]); ok {
-			parts = append(parts, "-M", plan.ShellQuote(k+"="+v))
+			parts = append(parts, "-M", planfile.ShellQuote(k+"="+v))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.TaskArgs)) {
 		v, ok := scalar(g.TaskArgs[k])
-		if name := plan.ModelName(g.TaskArgs[k]); name != "" {
+		if name := planfile.ModelName(g.TaskArgs[k]); name != "" {
 			v, ok = name, true
 		}
 		if ok {
-			parts = append(parts, "-T", plan.ShellQuote(k+"="+v))
+			parts = append(parts, "-T", planfile.ShellQuote(k+"="+v))
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(g.ModelRoles)) {
-		if name := plan.ModelName(g.ModelRoles[r]); name != "" {
-			parts = append(parts, "--model-role", plan.ShellQuote(r+"="+name))
+		if name := planfile.ModelName(g.ModelRoles[r]); name != "" {
+			parts = append(parts, "--model-role", planfile.ShellQuote(r+"="+name))
 		}
 	}
 	if g.Replays() {
@@ -195,18 +195,18 @@ func Command(g Group) string {
 		for i, id := range g.SampleIDs {
 			ids[i] = fmt.Sprint(id)
 		}
-		parts = append(parts, "--sample-id", plan.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
+		parts = append(parts, "--sample-id", planfile.ShellQuote(strings.Join(ids, ",")), "--epochs", fmt.Sprint(g.Epochs))
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.Config)) {
 		if v, ok := scalar(g.Config[k]); ok {
-			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), plan.ShellQuote(v))
+			parts = append(parts, "--"+strings.ReplaceAll(k, "_", "-"), planfile.ShellQuote(v))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
-		parts = append(parts, "--metadata", plan.ShellQuote(k+"="+g.Metadata[k]))
+		parts = append(parts, "--metadata", planfile.ShellQuote(k+"="+g.Metadata[k]))
 	}
 	for _, t := range g.Tags {
-		parts = append(parts, "--tags", plan.ShellQuote(t))
+		parts = append(parts, "--tags", planfile.ShellQuote(t))
 	}
 	line := strings.Join(parts, " ")
 	if g.Replays() {

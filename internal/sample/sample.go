@@ -1,6 +1,6 @@
 // Package sample draws the hand-check sets the pre-registration requires (50
 // replies per class checked against their raw fields, 10 per class
-// spot-checked; `empties sample`, stages/sample, writes them): per class,
+// spot-checked; `empties sample`, stages/samplecmd, writes them): per class,
 // the replies of lowest rank by a hash of the seed and each reply's
 // identity, with every raw field a rule reads. The same data and seed give
 // the same selection, whatever the order of the rows or where the logs live.
@@ -66,8 +66,8 @@ type Item struct {
 	rank uint64
 }
 
-// Options configure a draw.
-type Options struct {
+// Config configures a draw.
+type Config struct {
 	PerClass int      // replies per class, at most
 	Seed     int64    // seed of the draw
 	Classes  []string // only these classes (default all)
@@ -96,7 +96,7 @@ func (d Draw) Drawn(c string) int {
 // opts.Classes) from the dataset at data: the replies of lowest rank
 // (rankOf), leaving out those of superseded logs. Both tables are read
 // from one generation.
-func Select(ctx context.Context, data string, opts Options) (Draw, error) {
+func Select(ctx context.Context, data string, opts Config) (Draw, error) {
 	if opts.PerClass <= 0 {
 		return Draw{}, fmt.Errorf("sample: %d replies per class: must be positive", opts.PerClass)
 	}

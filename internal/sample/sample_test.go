@@ -14,7 +14,7 @@ import (
 
 func draw(t *testing.T, data string, seed int64, per int) []sample.Item {
 	t.Helper()
-	d, err := sample.Select(context.Background(), data, sample.Options{PerClass: per, Seed: seed})
+	d, err := sample.Select(context.Background(), data, sample.Config{PerClass: per, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestSampleIsDeterministicAndCapped(t *testing.T) {
 func TestSampleClasses(t *testing.T) {
 	data := ingesttest.Fixtures(t, "classify", "logs")
 	ctx := context.Background()
-	d, err := sample.Select(ctx, data, sample.Options{PerClass: 50, Seed: 1, Classes: []string{"error", "answer"}})
+	d, err := sample.Select(ctx, data, sample.Config{PerClass: 50, Seed: 1, Classes: []string{"error", "answer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +66,10 @@ func TestSampleClasses(t *testing.T) {
 	if d.Drawn("answer") != int(min(d.Totals["answer"], 50)) {
 		t.Errorf("drew %d answers of %d", d.Drawn("answer"), d.Totals["answer"])
 	}
-	if _, err := sample.Select(ctx, data, sample.Options{PerClass: 1, Classes: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `unknown class "nope"`) {
+	if _, err := sample.Select(ctx, data, sample.Config{PerClass: 1, Classes: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `unknown class "nope"`) {
 		t.Errorf("an unknown class: %v", err)
 	}
-	if _, err := sample.Select(ctx, data, sample.Options{PerClass: 0}); err == nil {
+	if _, err := sample.Select(ctx, data, sample.Config{PerClass: 0}); err == nil {
 		t.Error("a draw of 0 per class was accepted")
 	}
 }
@@ -105,7 +105,7 @@ func TestSampleLeavesOutSupersededLogs(t *testing.T) {
 	if len(superseded) == 0 {
 		t.Fatal("the log-set study has no superseded log")
 	}
-	d, err := sample.Select(context.Background(), counted, sample.Options{PerClass: 1000, Seed: 1})
+	d, err := sample.Select(context.Background(), counted, sample.Config{PerClass: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,19 +12,19 @@ import (
 	"sync"
 
 	"empties/internal/guard"
-	"empties/internal/plan"
+	"empties/internal/planfile"
 	"empties/internal/store"
 )
 
 // ReportFunc writes the report page of the tables of a generation (the
 // folder root) into the new folder out, as `empties report` writes it:
-// stages/serve passes internal/report.Write, the code `empties report` builds
+// stages/servecmd passes internal/report.Write, the code `empties report` builds
 // its page with, so the page served is the page the command writes.
 type ReportFunc func(ctx context.Context, root, out string, more ...string) error
 
 // MeasuresFunc computes the exploration measures of the dataset at root
 // (which it only reads) into the new folder out, a folder of tables:
-// stages/serve passes internal/measures.Explore.
+// stages/servecmd passes internal/measures.Explore.
 type MeasuresFunc func(ctx context.Context, root, out string) error
 
 // reportState is a generation's report, written once into the server's
@@ -122,7 +122,7 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, g *generati
 			return
 		}
 		if g.report.computed { // the note of frame.html: the command that stores the measures
-			if err := s.tmpl.ExecuteTemplate(&bar, "computednote", "empties analyze --data "+plan.ShellQuote(s.dir)); err != nil {
+			if err := s.tmpl.ExecuteTemplate(&bar, "computednote", "empties analyze --data "+planfile.ShellQuote(s.dir)); err != nil {
 				s.errorPage(w, r, g, http.StatusInternalServerError, err)
 				return
 			}

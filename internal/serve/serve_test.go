@@ -61,7 +61,7 @@ func writeDataset(t testing.TB, logs, dir string) {
 	if err := ingest.Build(ctx, ingest.Config{Paths: []string{logs}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if err := measures.Run(ctx, measures.Options{Data: dir}, io.Discard); err != nil {
+	if err := measures.Run(ctx, measures.Config{Data: dir}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 }

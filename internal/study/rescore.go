@@ -1,5 +1,5 @@
 // Package study is Part B of the pre-registration (`empties rescore`,
-// stages/rescore): it places every log in the study, re-scores every
+// stages/rescorecmd): it places every log in the study, re-scores every
 // collected reply under the routing policies P0-P3 with no new calls to the
 // model under test, reusing the judge verdicts in the logs, and recomputes
 // each eval's headline metric per eval × route × arm × policy with its own

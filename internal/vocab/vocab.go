@@ -15,7 +15,7 @@ import (
 	"empties/schema"
 )
 
-// The routing policies (policy_scores.policy); stages/rescore applies them.
+// The routing policies (policy_scores.policy); stages/rescorecmd applies them.
 const (
 	P0 = "P0"
 	P1 = "P1"

@@ -56,7 +56,7 @@ func TestDatasetPathCharacters(t *testing.T) {
 			if err != nil || len(rows) != 1 || rows[0][0] != int64(1) {
 				t.Errorf("view file counts %v, %v", rows, err)
 			}
-			if err := measures.Run(ctx, measures.Options{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
+			if err := measures.Run(ctx, measures.Config{Data: dir, Manifest: testutil.Path(t, "data", "study.yaml")}, io.Discard); err != nil {
 				t.Fatalf("analyze: %v", err)
 			}
 			broken, absent, err := measures.CheckOutputs(ctx, dir)

@@ -23,8 +23,8 @@ import (
 	"runtime/trace"
 
 	"empties/internal/evallog"
-	domain "empties/internal/ingest"
-	"empties/stages/ingest"
+	"empties/internal/ingest"
+	"empties/stages/ingestcmd"
 )
 
 func main() {
@@ -77,7 +77,7 @@ func main() {
 		if i > 0 {
 			stdout = io.Discard
 		}
-		err := ingest.Run(context.Background(), ingest.Options{Config: domain.Config{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Full: true}, ProgressMode: "never"}, stdout, os.Stderr)
+		err := ingestcmd.Run(context.Background(), ingestcmd.Options{Config: ingest.Config{Compression: os.Getenv("EMPTIES_CODEC"), Paths: flag.Args(), Out: *out, Workers: *workers, Full: true}, ProgressMode: "never"}, stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)
 		}

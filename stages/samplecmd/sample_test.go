@@ -1,0 +1,92 @@
+package samplecmd_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"empties/internal/ingest/ingesttest"
+	"empties/internal/sample"
+	"empties/stages/samplecmd"
+)
+
+func draw(t *testing.T, data, out string, seed int64, per int) []samplecmd.Item {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := samplecmd.Run(context.Background(), samplecmd.Options{Config: sample.Config{PerClass: per, Seed: seed}, Data: data, Out: out}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "review-seed"+strconv.FormatInt(seed, 10)+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var items []samplecmd.Item
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var it samplecmd.Item
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
+	data := ingesttest.Fixtures(t, "classify", "logs")
+	out := t.TempDir()
+	items := draw(t, data, out, 5, 50)
+	// The JSONL holds the draw, in its order.
+	d, err := sample.Select(context.Background(), data, sample.Config{PerClass: 50, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(items)
+	want, _ := json.Marshal(d.Items)
+	if len(items) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("the JSONL holds %d items, the draw %d, or they differ", len(items), len(d.Items))
+	}
+	page, err := os.ReadFile(filepath.Join(out, "review-seed5.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if !bytes.Contains(page, []byte("sample "+it.SampleID+" epoch")) {
+			t.Errorf("page lacks %s/%s", it.Class, it.SampleID)
+		}
+	}
+	// Raw fields are shown as stored, escaped once for HTML: never quoted
+	// again (a sample_error with \n and quotes read \\n before).
+	text := html.UnescapeString(string(page))
+	errs := 0
+	for _, it := range items {
+		if it.SampleError == nil {
+			continue
+		}
+		errs++
+		if !strings.Contains(text, *it.SampleError) {
+			t.Errorf("%s: the page does not show its sample_error as stored: %q", it.SampleID, *it.SampleError)
+		}
+		if q := strconv.Quote(*it.SampleError); strings.Contains(text, q) {
+			t.Errorf("%s: the page quotes its sample_error again: %s", it.SampleID, q)
+		}
+	}
+	if errs == 0 {
+		t.Error("no drawn reply has a sample_error: the check above checked nothing")
+	}
+	if bytes.Contains(page, []byte("<think>")) {
+		t.Errorf("raw model text reached the page unescaped")
+	}
+	if !bytes.Contains(page, []byte("&lt;think&gt;")) {
+		t.Errorf("the unterminated-think reply is missing from the page")
+	}
+}
