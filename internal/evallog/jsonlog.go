@@ -19,7 +19,11 @@ import (
 func (l *Log) openJSON() error {
 	// The file is hashed as it is scanned, so it is read once.
 	file, h := io.NewSectionReader(l.file, 0, l.Size), sha256.New()
-	s := &scanner{r: io.TeeReader(file, h), buf: make([]byte, 0, 1<<20), limit: l.maxMember}
+	// The buffer is given back once the scan is done: nothing kept refers
+	// to it (header values and keys are copied out of it).
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	s := &scanner{r: io.TeeReader(file, h), buf: (*bp)[:0], limit: l.maxMember}
 	if err := l.scanJSON(s); err != nil {
 		return err
 	}
@@ -247,7 +251,9 @@ func (s *scanner) readKey() (string, error) {
 // value consumes one JSON value. When dst is non-nil the raw bytes are
 // appended to it and returned; otherwise the value is skipped. The loop works
 // on local copies of the buffer and position, which the compiler keeps in
-// registers; s is brought up to date before every refill and return.
+// registers; s is brought up to date before every refill and return. Inside
+// a container, the full blocks of 64 bytes left in the buffer go to the
+// range scan where the CPU has it (rangescan.go), for the same end.
 func (s *scanner) value(dst []byte) ([]byte, error) {
 	if _, err := s.peekNonSpace(); err != nil {
 		return nil, err
@@ -257,6 +263,7 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 	escaped := false
 	scalar := false
 	buf, pos, start := s.buf, s.pos, s.pos
+	blocks := simdRanges // rangeBlocks may take the next full blocks
 	done := func() ([]byte, error) {
 		s.pos = pos
 		if dst != nil {
@@ -266,6 +273,28 @@ func (s *scanner) value(dst []byte) ([]byte, error) {
 	}
 	for {
 		for pos < len(buf) {
+			if depth > 0 && blocks && len(buf)-pos >= 64 {
+				// Inside a container, the blocks of 64 bytes up to the
+				// buffer's last few (rangescan.go).
+				st := rangeState{depth: int64(depth)}
+				if inString {
+					st.inString = ^uint64(0)
+				}
+				if escaped {
+					st.escaped = 1
+				}
+				n := (len(buf) - pos) / 64
+				if end := rangeBlocks(&buf[pos], n, &st); end > 0 {
+					pos += end
+					return done()
+				}
+				pos += 64 * int(st.blocks)
+				depth, inString, escaped = int(st.depth), st.inString != 0, st.escaped != 0
+				// A block the byte walk must take: it takes the rest of
+				// the value.
+				blocks = int(st.blocks) == n
+				continue
+			}
 			if inString {
 				if escaped { // the escaped byte was cut off by the last refill
 					pos++

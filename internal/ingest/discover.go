@@ -23,7 +23,7 @@ type Skipped struct {
 	Reason string
 }
 
-// discover expands files and folders (recursively) into log files, sorted and
+// Discover expands files and folders (recursively) into log files, sorted and
 // de-duplicated, and names every file it found and does not read, with why.
 //
 // A folder gives every .eval file and every .json file that opens like an
@@ -44,7 +44,9 @@ type Skipped struct {
 // skipped. TestDiscoverEveryShape holds it on a tree of every shape, and
 // TestDiscoveryEqualsPython holds the Python package's listing
 // (python/src/empties/discover.py, python -m empties classify's) equal to it.
-func discover(paths []string) (files []string, skipped []Skipped, err error) {
+// The bench's floor (scripts/bench/floor) lists its inputs with it too, so
+// that it reads exactly the files ingest reads.
+func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 	seen := map[string]bool{}
 	add := func(p string) error {
 		abs, err := filepath.Abs(p)
@@ -243,7 +245,7 @@ type Fingerprint struct {
 	ETag    string
 }
 
-// fingerprints stats the files discover found. A file that cannot be
+// fingerprints stats the files Discover found. A file that cannot be
 // stat'ed any more gets a zero fingerprint, so it is read (and its error
 // reported) like any other.
 func fingerprints(files []string) []Fingerprint {

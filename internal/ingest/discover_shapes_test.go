@@ -81,7 +81,7 @@ func (w wire) decode(t *testing.T, base string) listing {
 
 const childEnv = "EMPTIES_DISCOVER_CHILD"
 
-// TestMain runs the test binary as a child that prints discover's listing of
+// TestMain runs the test binary as a child that prints Discover's listing of
 // the hex-encoded paths in $EMPTIES_DISCOVER_CHILD (goListing runs it so, as
 // root, to list without the capabilities that let root read any folder).
 func TestMain(m *testing.M) {
@@ -106,7 +106,7 @@ func discoverChild(arg string) int {
 		}
 		paths = append(paths, string(b))
 	}
-	files, skipped, err := discover(paths)
+	files, skipped, err := Discover(paths)
 	w := wire{Files: []string{}, Skipped: [][2]string{}}
 	for _, f := range files {
 		w.Files = append(w.Files, hex.EncodeToString([]byte(f)))
@@ -178,14 +178,14 @@ func runChild(t *testing.T, cwd string, argv []string, env []string) []byte {
 	return stdout.Bytes()
 }
 
-// goListing is discover's listing of paths named from the folder cwd, in a
+// goListing is Discover's listing of paths named from the folder cwd, in a
 // child under the prefix drop when there is one.
 func goListing(t *testing.T, cwd string, drop []string, paths []string) listing {
 	t.Helper()
 	var w wire
 	if drop == nil {
 		t.Chdir(cwd)
-		files, skipped, err := discover(paths)
+		files, skipped, err := Discover(paths)
 		w = wire{Files: hexArgs(files)}
 		for _, s := range skipped {
 			w.Skipped = append(w.Skipped, [2]string{hex.EncodeToString([]byte(s.Path)), hex.EncodeToString([]byte(s.Reason))})
@@ -318,7 +318,7 @@ func shapesTree(t *testing.T) string {
 }
 
 // The cases every listing is held to: the tree walked, paths named from
-// inside it, and paths each refused on their own. want is discover's
+// inside it, and paths each refused on their own. want is Discover's
 // listing, checked by TestDiscoverEveryShape; the Python package's listing
 // is held to the same by TestDiscoveryEqualsPython.
 type shapeCase struct {
@@ -439,14 +439,14 @@ func TestDiscoverEveryShape(t *testing.T) {
 			got := goListing(t, cwd, drop, c.paths(root))
 			got.Refused = refusedAs(got.Refused)
 			if !equalListings(got, c.want) {
-				t.Errorf("discover:\n%swant:\n%s", got, c.want)
+				t.Errorf("Discover:\n%swant:\n%s", got, c.want)
 			}
 		})
 	}
 }
 
 // The Python package's listing (empties.discover.list_logs, which python
-// -m empties classify reads logs by) is discover's on every shape: the same
+// -m empties classify reads logs by) is Discover's on every shape: the same
 // files read, the same files skipped with the same words, the same paths
 // refused. A listing that opens a FIFO fails it (in a minute) rather than
 // hanging. As root, both list without the privilege to read any folder.
@@ -464,7 +464,7 @@ func TestDiscoveryEqualsPython(t *testing.T) {
 			goes, py := goListing(t, cwd, drop, paths), pyListing(t, cwd, drop, paths)
 			goes.Refused, py.Refused = refusedAs(goes.Refused), refusedAs(py.Refused)
 			if !equalListings(goes, py) {
-				t.Errorf("Go's discover:\n%sPython's list_logs:\n%s", goes, py)
+				t.Errorf("Go's Discover:\n%sPython's list_logs:\n%s", goes, py)
 			}
 			if !equalListings(py, c.want) {
 				t.Errorf("Python's list_logs:\n%swant:\n%s", py, c.want)

@@ -175,7 +175,7 @@ func findLogs(ctx context.Context, paths []string, out string) (found, error) {
 		return found{}, err
 	}
 	local, urls := splitURLs(paths)
-	files, skipped, err := discover(local)
+	files, skipped, err := Discover(local)
 	if err != nil {
 		return found{}, err
 	}

@@ -4,7 +4,7 @@
 (the suffixes, inspect_ai's .json files that are not logs, the first keys and
 head size of a .json log, dot and ``.checkpoints`` folders, the empties
 dataset marker) are the shipped vocabulary's, exported from Go
-(internal/logset); what it does around them mirrors ingest's ``discover``
+(internal/logset); what it does around them mirrors ingest's ``Discover``
 (internal/ingest/discover.go), and internal/ingest's
 ``TestDiscoveryEqualsPython`` holds the two equal on a tree of every shape:
 

@@ -111,6 +111,8 @@ func inflateOnly(files []string, workers int) map[string]any {
 
 var zstdZip = zstd.ZipDecompressor(zstd.WithDecoderConcurrency(1))
 
+var flateReaders = sync.Pool{New: func() any { return kflate.NewReader(bytes.NewReader(nil)) }}
+
 // inflate reads the member's compressed bytes into comp with one call and
 // inflates them into buf (both reused); it returns the inflated length.
 func inflate(zf *zip.File, comp, buf []byte) (int, []byte, []byte, error) {
@@ -127,7 +129,11 @@ func inflate(zf *zip.File, comp, buf []byte) (int, []byte, []byte, error) {
 	case zip.Store:
 		return len(comp), comp, buf, nil
 	case zip.Deflate:
-		rc = kflate.NewReader(bytes.NewReader(comp))
+		// A pooled reader, Reset, as appendMember inflates a member.
+		fr := flateReaders.Get().(io.ReadCloser)
+		defer flateReaders.Put(fr)
+		fr.(kflate.Resetter).Reset(bytes.NewReader(comp), nil)
+		rc = fr
 	case zstd.ZipMethodWinZip:
 		rc = zstdZip(bytes.NewReader(comp))
 	default:

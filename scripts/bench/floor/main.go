@@ -19,6 +19,11 @@
 // decode does and runs evallog.ScanSample over it (the check the walk makes
 // of a value it skips, over the whole sample), and nothing else.
 //
+// -mode open, what opening the logs costs: each log is opened as -mode
+// decode opens it (hashed, its header decoded, its summaries read, a .json
+// log scanned for its samples' places) and closed, and no sample is read.
+// samples is the samples the logs list; raw_bytes is 0.
+//
 // -portable checks the values the walk skips byte by byte, as on a CPU
 // without AVX2.
 //
@@ -27,54 +32,59 @@
 // the process from the first run's start, per run) and seconds (wall, per
 // run) are of one run.
 //
+// PATH... are listed as `empties ingest` lists them (ingest.Discover), so
+// the floor reads exactly the files ingest reads; a file it skips is named
+// on stderr.
+//
 // It prints one JSON line: {"files":…, "samples":…, "raw_bytes":…,
 // "seconds":…, "cpu_seconds":…, "repeat":…, "mode":…}.
 //
 //	go build -o bench/floor ./scripts/bench/floor
-//	bench/floor [-j N] [-mode decode|inflate|scan] [-repeat N] [-cpuprofile FILE] PATH...
+//	bench/floor [-j N] [-mode decode|inflate|scan|open] [-repeat N] [-cpuprofile FILE] PATH...
 package main
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"empties/internal/evallog"
+	"empties/internal/ingest"
 )
 
 func main() {
 	workers := flag.Int("j", runtime.GOMAXPROCS(0), "parallel sample decoders")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
-	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample), scan (inflate + ScanSample) or inflate (inflate every member, no JSON)")
+	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample), scan (inflate + ScanSample), inflate (inflate every member, no JSON) or open (open every log, read no sample)")
 	repeat := flag.Int("repeat", 1, "read everything this many times in the one process; the figures are per run")
 	portable := flag.Bool("portable", false, "check skipped values byte by byte, as where the CPU has no AVX2 (an A/B of the structural scan in one build)")
 	flag.Parse()
 	if *portable {
 		evallog.SetSIMDScan(false)
 	}
-	if *mode != "decode" && *mode != "inflate" && *mode != "scan" {
-		fmt.Fprintln(os.Stderr, "floor: -mode is decode, scan or inflate")
+	if *mode != "decode" && *mode != "inflate" && *mode != "scan" && *mode != "open" {
+		fmt.Fprintln(os.Stderr, "floor: -mode is decode, scan, inflate or open")
 		os.Exit(2)
 	}
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: floor [-j N] PATH...")
 		os.Exit(2)
 	}
-	files, err := discover(flag.Args())
+	// The files ingest would read, by ingest's own discovery.
+	files, skipped, err := ingest.Discover(flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(os.Stderr, "floor: %s skipped: %s\n", s.Path, s.Reason)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -92,7 +102,7 @@ func main() {
 		if *mode == "inflate" {
 			out = inflateOnly(files, max(1, *workers))
 		} else {
-			out = decodeAll(files, max(1, *workers), *mode == "scan")
+			out = decodeAll(files, max(1, *workers), *mode)
 		}
 	}
 	out["seconds"] = time.Since(start).Seconds() / float64(n)
@@ -113,9 +123,9 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// decodeAll is -mode decode (scan false) and -mode scan: one run over the
-// files.
-func decodeAll(files []string, workers int, scan bool) map[string]any {
+// decodeAll is -mode decode, scan and open: one run over the files.
+func decodeAll(files []string, workers int, mode string) map[string]any {
+	scan := mode == "scan"
 	var samples, rawBytes, failures atomic.Int64
 	type job struct {
 		ref  evallog.SampleRef
@@ -183,6 +193,11 @@ func decodeAll(files []string, workers int, scan bool) map[string]any {
 			fmt.Fprintf(os.Stderr, "floor: %s: %v\n", o.path, err)
 			continue
 		}
+		if mode == "open" {
+			samples.Add(int64(len(l.Samples)))
+			l.Close()
+			continue
+		}
 		done := new(sync.WaitGroup)
 		done.Add(len(l.Samples))
 		for _, ref := range l.Samples {
@@ -194,48 +209,8 @@ func decodeAll(files []string, workers int, scan bool) map[string]any {
 	close(work)
 	wg.Wait()
 	open.Wait()
-	mode := "decode"
-	if scan {
-		mode = "scan"
-	}
 	return map[string]any{
 		"files": len(files), "samples": samples.Load(), "raw_bytes": rawBytes.Load(),
 		"workers": workers, "failures": failures.Load(), "mode": mode,
 	}
-}
-
-// discover walks files and folders for .eval and .json logs, skipping dot
-// folders, like ingest does.
-func discover(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.IsDir() {
-				if q != p && strings.HasPrefix(e.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(q, ".eval") || strings.HasSuffix(q, ".json") {
-				files = append(files, q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(files)
-	return files, nil
 }
