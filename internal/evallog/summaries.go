@@ -2,6 +2,7 @@ package evallog
 
 import (
 	"archive/zip"
+	"bytes"
 	"sync"
 
 	json "github.com/goccy/go-json"
@@ -60,12 +61,12 @@ func summaryRowsDecoded(b []byte) ([]summary, error) {
 	return rows, nil
 }
 
-// summaryRowsFast reads the rows of a summaries member with decodeFast's
-// walk (fastsample.go), appended to rows, when the member is a list of
-// objects the walk takes: strictly valid JSON with plain keys (lower-case
-// ASCII without escapes: the decoder matches a field to a key without
-// regard to case), no object that repeats a key (so lastKeyWins leaves it
-// as it is), no NaN or Infinity, and an epoch that is an integer literal
+// summaryRowsFast reads the rows of a summaries member with the sample's
+// walk (walk.go), appended to rows, when the member is a list of objects
+// the walk takes: strictly valid JSON with plain keys (lower-case ASCII
+// without escapes: the decoder matches a field to a key without regard to
+// case), no object that repeats a key (so lastKeyWins leaves it as it is),
+// an id that is no NaN or Infinity, and an epoch that is an integer literal
 // that fits an int, or null. Then the decoder reads the same rows from it
 // (FuzzSummaryRows holds the two to each other); otherwise it reports
 // false, and the member is decoded (summaryRowsDecoded), for the same rows
@@ -75,10 +76,19 @@ func summaryRowsFast(b []byte, rows []summary) ([]summary, bool) {
 	w := &walk{b: b, mayIndex: true}
 	defer w.release()
 	row := func(w *walk, key []byte, vs int) (int, bool) {
+		for _, c := range key {
+			if c >= 0x80 || c-'A' < 26 {
+				return 0, false // a key the decoder might take for a field
+			}
+		}
 		r := &rows[len(rows)-1]
 		switch string(key) {
 		case "id":
-			return w.rawValue(vs, &r.ID)
+			end, ok := w.rawValue(vs, &r.ID)
+			if ok && r.ID[0] != '"' && (bytes.Contains(r.ID, []byte("NaN")) || bytes.Contains(r.ID, []byte("Infinity"))) {
+				return 0, false // the decoder's id holds the string it rewrites a NaN to
+			}
+			return end, ok
 		case "epoch":
 			return w.intValue(vs, &r.Epoch)
 		}

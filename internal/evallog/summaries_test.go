@@ -42,7 +42,7 @@ var summaryCases = []string{
 	`[{"id": null, "epoch": null}]`, `[{"epoch": 1}]`, `[{"id": 1}]`, `[{"id": 1, "epoch": 1.0}]`, `[{"id": 1, "epoch": 1.5}]`,
 	`[{"id": 1, "epoch": -0}]`, `[{"id": 1, "epoch": -3}]`, `[{"id": 1, "epoch": 1e0}]`, `[{"id": 1, "epoch": "1"}]`,
 	`[{"id": 1, "epoch": 99999999999999999999}]`, `[{"id": 1, "epoch": 9223372036854775807}]`, `[{"id": 1, "epoch": true}]`,
-	`[{"id": 1, "epoch": 01}]`, `[{"id": 1, "epoch": NaN}]`, `[{"id": NaN, "epoch": 1}]`, `[{"id": 1, "epoch": 1, "score": NaN}]`,
+	`[{"id": 1, "epoch": 01}]`, `[{"id": 1, "epoch": NaN}]`, `[{"id": NaN, "epoch": 1}]`, `[{"id": [-Infinity], "epoch": 1}]`, `[{"id": 1, "epoch": 1, "score": NaN}]`,
 	`[{"ID": 1, "epoch": 1}]`, `[{"id": 1, "Epoch": 2}]`, `[{"id": 1, "EPOCH": 2, "epoch": 1}]`, `[{"\u0069d": 1, "epoch": 1}]`,
 	`[{"id": 1, "id": 2, "epoch": 1}]`, `[{"id": 1, "epoch": 1, "epoch": 2}]`, `[{"id": 1, "epoch": 1, "m": {"k": 1, "k": 2}}]`,
 	`[{"id": {"a": [1, 2]}, "epoch": 1}]`, `[{"id": [1, {"b": null}], "epoch": 1}]`, `[{"id": "a\"b\\c\u00e9", "epoch": 1}]`,
