@@ -45,7 +45,7 @@ spread AS (
   SELECT
     c.eval, c.profiled, c.route, c.arm,
     count(*) FILTER (WHERE p.n > 0) AS n_clusters,
-    sum((p.x - p.n * rate(c.n_non_answer_generations, c.n_generations)) ^ 2) AS ss
+    exact_sum((p.x - p.n * rate(c.n_non_answer_generations, c.n_generations)) ^ 2) AS ss
   FROM cells c
   JOIN per_sample p USING (eval, profiled, route, arm)
   GROUP BY ALL
