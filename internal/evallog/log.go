@@ -581,14 +581,21 @@ func (l *Log) readSummaries(last map[string]*zip.File) ([]listedSample, error) {
 	return out, nil
 }
 
-// byIndex sorts the journal's summaries members by their numbers.
+// byIndex sorts the journal's summaries members by their numbers, and two
+// of one number (1.json, 01.json) by name: inspect_ai sorts them by int()
+// in a set's order, which no run fixes; this order is the same every run.
 type byIndex struct {
 	members []*zip.File
 	index   []int
 }
 
-func (s byIndex) Len() int           { return len(s.members) }
-func (s byIndex) Less(i, j int) bool { return s.index[i] < s.index[j] }
+func (s byIndex) Len() int { return len(s.members) }
+func (s byIndex) Less(i, j int) bool {
+	if s.index[i] != s.index[j] {
+		return s.index[i] < s.index[j]
+	}
+	return s.members[i].Name < s.members[j].Name
+}
 func (s byIndex) Swap(i, j int) {
 	s.members[i], s.members[j] = s.members[j], s.members[i]
 	s.index[i], s.index[j] = s.index[j], s.index[i]

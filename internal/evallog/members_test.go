@@ -106,3 +106,40 @@ func TestSampleMembers(t *testing.T) {
 		})
 	}
 }
+
+// Two journal summaries members of one number (1.json, 01.json) are read in
+// the same order every time, by name: the later one is the source of the
+// rows they share.
+func TestJournalSummariesOfOneNumberInOneOrder(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	header := `{"version": 2, "status": "started", "eval": {"created": "2026-01-01T00:00:00+00:00", "dataset": {}, "config": {}, "task": "t", "model": "m/x"}}`
+	for _, m := range [][2]string{{"_journal/start.json", header},
+		{"_journal/summaries/1.json", `[{"id": 5, "epoch": 1}]`},
+		{"_journal/summaries/01.json", `[{"id": 5, "epoch": 1}]`},
+		{"_journal/summaries/2.json", `[{"id": 6, "epoch": 1}]`}} {
+		w, err := zw.Create(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(m[1]))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := writeTemp(t, "log.eval", buf.String())
+	for range 40 { // the members come from a map, whose order changes from run to run
+		l, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range l.Missing {
+			got = append(got, m.Member+"@"+m.Source)
+		}
+		l.Close()
+		if want := "samples/5_epoch_1.json@_journal/summaries/1.json samples/6_epoch_1.json@_journal/summaries/2.json"; strings.Join(got, " ") != want {
+			t.Fatalf("missing %q, want %q", got, want)
+		}
+	}
+}
