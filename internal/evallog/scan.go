@@ -214,9 +214,12 @@ func (x *structIndex) skip(w *walk, i int, strict bool) (int, bool) {
 			if c != '"' || !ok || q >= len(b) {
 				return 0, false // not a key
 			}
-			if strict && !w.canonical && !x.plainKey(&stack[len(stack)-1], &keys, b, p+1, q) {
-				w.rewrite = true // the rewrite's (see walk.canonical)
-				return 0, false
+			if strict && !w.canonical {
+				var plain bool
+				if keys, plain = x.plainKey(&stack[len(stack)-1], keys, b, p+1, q); !plain {
+					w.rewrite = true // the rewrite's (see walk.canonical)
+					return 0, false
+				}
 			}
 			r, ok := k.next()
 			if !ok || r >= len(b) || b[r] != ':' {
@@ -250,26 +253,26 @@ func (x *structIndex) skip(w *walk, i int, strict bool) (int, bool) {
 	}
 }
 
-// plainKey adds the key b[start:end] to the keys of frame f (held from
-// f.first on in keys) and reports whether it is plain (no backslash) and
-// not repeated in the object.
-func (x *structIndex) plainKey(f *frame, keys *[]span, b []byte, start, end int) bool {
+// plainKey adds the key b[start:end] to keys, the keys of the objects
+// open, frame f's from f.first on, and reports whether it is plain (no
+// backslash) and not repeated in the object. keys is passed and returned
+// by value: a pointer to it would move the skip's arrays to the heap.
+func (x *structIndex) plainKey(f *frame, keys []span, b []byte, start, end int) ([]span, bool) {
 	if x.backslashIn(start, end) {
-		return false
+		return keys, false
 	}
-	if f.keys.hashes == nil && len(*keys)-f.first < 32 {
+	if f.keys.hashes == nil && len(keys)-f.first < 32 {
 		// repeats, inline: the filter's bit is new
 		bit := keyBitIn(b, start, end)
 		if f.keys.filter&bit == 0 {
 			f.keys.filter |= bit
-		} else if f.keys.repeatsIn((*keys)[f.first:], b, start, end) {
-			return false
+		} else if f.keys.repeatsIn(keys[f.first:], b, start, end) {
+			return keys, false
 		}
-	} else if f.keys.repeats((*keys)[f.first:], b, start, end) {
-		return false
+	} else if f.keys.repeats(keys[f.first:], b, start, end) {
+		return keys, false
 	}
-	*keys = append(*keys, span{start, end})
-	return true
+	return append(keys, span{start, end}), true
 }
 
 // tokens reads the token bitmap of an index in order: cur is what is left
