@@ -75,9 +75,22 @@ func (l *Log) scanJSON(s *scanner) error {
 				return fmt.Errorf("samples: %w", err)
 			}
 		case "reductions":
-			if _, err := s.value(nil); err != nil {
+			// no table reads them, but inspect_ai refuses a log whose
+			// reductions are not valid JSON or not a list or null
+			// (reductions.go): the value is checked, and a value of its
+			// kind stands in the header for the header's kind checks
+			raw, err := s.value([]byte{})
+			if err != nil {
 				return fmt.Errorf("%s: %w", key, err)
 			}
+			if err := syntaxError(raw); err != nil {
+				return fmt.Errorf("%s, the value at byte %d: %w", key, s.offset()-int64(len(raw)), err)
+			}
+			if header.Len() > 1 {
+				header.WriteByte(',')
+			}
+			header.WriteString(`"reductions":`)
+			header.WriteString(kindPlaceholder(firstByte(raw)))
 		default:
 			raw, err := s.value([]byte{})
 			if err != nil {

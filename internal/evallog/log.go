@@ -455,6 +455,13 @@ func (l *Log) openZip() error {
 		return fmt.Errorf("no header.json and no _journal/start.json: not an Inspect log, or a log whose writer died before its first flush")
 	}
 
+	// inspect_ai reads the reductions after the header (reductions.go)
+	if zf := last["reductions.json"]; zf != nil {
+		if err := l.checkReductions(zf); err != nil {
+			return fmt.Errorf("%s: %w", zf.Name, err)
+		}
+	}
+
 	listed, err := l.readSummaries(last)
 	if err != nil {
 		return err

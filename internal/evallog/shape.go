@@ -78,6 +78,18 @@ func (allowed jsonKinds) accepts(k jsonKinds) bool {
 	return false
 }
 
+// withArticle is a kind's name with "a" or "an" before it ("null" has
+// none): "an object", "a list | null".
+func withArticle(name string) string {
+	switch {
+	case strings.HasPrefix(name, "null"):
+		return name
+	case strings.HasPrefix(name, "int") || strings.HasPrefix(name, "object"):
+		return "an " + name
+	}
+	return "a " + name
+}
+
 func (k jsonKinds) String() string {
 	var names []string
 	for i, n := range []string{"string", "int", "number", "bool", "list", "object", "null"} {
@@ -173,7 +185,7 @@ func checkKindList(where string, table map[string]jsonKinds, fields []namedKind)
 		if !f.Set || !known || allowed.accepts(f.Kind) {
 			continue
 		}
-		return fmt.Errorf("%s%s: a %s, where inspect_ai's model takes a %s", where, f.name, f.Kind, allowed)
+		return fmt.Errorf("%s%s: %s, where inspect_ai's model takes %s", where, f.name, withArticle(f.Kind.String()), withArticle(allowed.String()))
 	}
 	return nil
 }
