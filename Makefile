@@ -168,6 +168,7 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/turns_fixtures.py testdata/turns
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
 	$(VPY) scripts/fixtures/python_datetimes.py internal/evallog/testdata/python-datetimes.tsv
+	$(VPY) scripts/fixtures/python_timestamps.py internal/evallog/testdata/python-timestamps.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings
 	$(VPY) scripts/fixtures/malformed_logs.py testdata/malformed
 

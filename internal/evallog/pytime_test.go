@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ParseDatetime accepts what inspect_ai accepts when it reads a log's
@@ -47,5 +48,43 @@ func TestDatetimesAsPythonReadsThem(t *testing.T) {
 	}
 	if n < 150 {
 		t.Errorf("%d forms, want the table's 150 or more", n)
+	}
+}
+
+// unixTimestamp reads a number as the pinned pydantic reads it for an
+// event's timestamp, and refuses what it refuses, on every literal of
+// testdata/python-timestamps.tsv (scripts/fixtures/python_timestamps.py,
+// make fixtures): seconds and milliseconds either side of 2e10, fractions
+// rounded at the microsecond, the ends of years 1 and 9999, NaN.
+func TestUnixTimestampsAsPydanticReadsThem(t *testing.T) {
+	f, err := os.Open("testdata/python-timestamps.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header
+	n := 0
+	for sc.Scan() {
+		lit, want, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			t.Fatalf("bad row %q", sc.Text())
+		}
+		n++
+		got := "refused"
+		if us, ok := unixTimestamp([]byte(lit)); ok {
+			got = strconv.FormatInt(us, 10)
+			// the string the walk stores for it reads back as the instant
+			d, err := ParseDatetime(time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000+00:00"))
+			if err != nil || d.UnixMicro() != us {
+				t.Errorf("%s: its datetime string reads back as %v, %v", lit, d, err)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: %s, pydantic %s", lit, got, want)
+		}
+	}
+	if n < 90 {
+		t.Errorf("%d literals, want the table's 90 or more", n)
 	}
 }

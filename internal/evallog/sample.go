@@ -120,7 +120,17 @@ func (d *DecodedSample) walkDocument(raw []byte) error {
 		canon, _ := lastKeyWins(raw)
 		d.reset()
 		d.canonical = true
-		err = d.walkSample(canon, true)
+		return d.walkSample(canon, true)
+	}
+	if err != nil && syntaxError(raw) == nil {
+		// A value the walk refused may be one a later repeat of its key
+		// replaces, before the walk reached the repeat: Python keeps the
+		// last, so the verdict is the rewrite's.
+		if canon, repeated := lastKeyWins(raw); repeated {
+			d.reset()
+			d.canonical = true
+			return d.walkSample(canon, true)
+		}
 	}
 	return err
 }

@@ -444,13 +444,23 @@ func checkHeader(raw []byte, h *Header, journal bool) error {
 	if !top["eval"].Set {
 		return errors.New("eval: missing (inspect_ai's EvalLog requires it)")
 	}
-	var evalRaw []byte
+	var evalRaw, created []byte
 	eachMember(raw, func(k, v []byte) bool {
 		if keyIs(k, "eval") {
 			evalRaw = v
 		}
 		return true
 	})
+	eachMember(evalRaw, func(k, v []byte) bool {
+		if keyIs(k, "created") {
+			created = bytes.TrimSpace(v)
+		}
+		return true
+	})
+	if string(created) == `""` {
+		// "" reads as none below; fromisoformat refuses it
+		return datetimeError("eval.created", "", errors.New("Invalid isoformat string: ''"))
+	}
 	spec, ok := memberKinds(evalRaw)
 	if !ok {
 		return errors.New("eval: not a JSON object")

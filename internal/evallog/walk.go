@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -261,9 +262,9 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 	case "message_pool":
 		return w.rawElements(vs, &d.MessagePool)
 	case "started_at":
-		return w.stringValue(vs, &d.StartedAt)
+		return w.datetimeValue(vs, &d.StartedAt)
 	case "completed_at":
-		return w.stringValue(vs, &d.CompletedAt)
+		return w.datetimeValue(vs, &d.CompletedAt)
 	case "total_time":
 		return w.floatValue(vs, &d.TotalTime)
 	case "working_time":
@@ -623,9 +624,38 @@ type eventSpans struct {
 	tools     int  // the tools list's length, if hasTools
 	hasTools  bool // a tools key whose value is a list, not null
 	working   Float
+	unixTime  string // the timestamp, where it is a number, as a datetime string
 }
 
 type span struct{ start, end int }
+
+// timestampValue reads an event's timestamp as inspect_ai's UtcDatetime
+// takes one (inspect_ai._util.dateutil): a string, which fromisoformat
+// parses (checked with the event, checkEvent; "" it refuses), or a number,
+// which pydantic reads as Unix time (unixTimestamp); not null, nor any
+// other kind.
+func (ev *eventSpans) timestampValue(w *walk, vs int) (int, bool) {
+	b := w.b
+	if b[vs] == '"' {
+		end, ok := w.stringSpan(vs)
+		ev.str[evTimestamp] = span{vs, end}
+		return end, ok && end > vs+2
+	}
+	if kindOf(b[vs]) != kNumber {
+		return 0, false
+	}
+	end, ok := w.scalarEnd(vs)
+	if !ok {
+		return 0, false
+	}
+	us, ok := unixTimestamp(b[vs:end])
+	if !ok {
+		return 0, false
+	}
+	ev.str[evTimestamp] = span{}
+	ev.unixTime = time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000+00:00")
+	return end, true
+}
 
 // The string fields of Event (the ev* indices into eventSpans.str,
 // numEventStrings, eventString from a json key to its index and
@@ -636,6 +666,9 @@ type span struct{ start, end int }
 func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 	b := w.b
 	if f := eventString(k); f >= 0 {
+		if f == evTimestamp {
+			return ev.timestampValue(w, vs)
+		}
 		end, ok := w.stringSpan(vs)
 		ev.str[f] = span{vs, end}
 		return end, ok
@@ -744,6 +777,9 @@ func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 			}
 			*strs[f] = v
 		}
+	}
+	if ev.unixTime != "" && ev.str[evTimestamp].end == 0 {
+		e.Timestamp = ev.unixTime
 	}
 	e.Pending = Bool(ev.pending)
 	e.Input, e.Config, e.Output, e.Error = ev.input.of(b), ev.config.of(b), ev.output.of(b), ev.err.of(b)
@@ -1093,6 +1129,17 @@ func (w *walk) stringValue(vs int, dst *string) (int, bool) {
 	s, ok := decodeStringSpan(b[vs:end])
 	*dst = s
 	return end, ok
+}
+
+// datetimeValue is stringValue of a datetime string (the shape check
+// parses it, checkDatetime), where "" is refused: inspect_ai's validator
+// gives it to fromisoformat, which refuses it, while "" in the decoded
+// sample stands for none (null, or no key).
+func (w *walk) datetimeValue(vs int, dst *string) (int, bool) {
+	if vs+1 < len(w.b) && w.b[vs] == '"' && w.b[vs+1] == '"' {
+		return 0, false
+	}
+	return w.stringValue(vs, dst)
 }
 
 // decodeStringSpan decodes a checked string value, or null ("").
