@@ -211,8 +211,8 @@ func reportTables(t *testing.T, data, report string) []byte {
 	return []byte(strings.Join(out, "\n") + "\n")
 }
 
-// foldedTable is the bold title of a table of "All tables": **title: `name`, N rows**.
-var foldedTable = regexp.MustCompile("^\\*\\*.*: `([a-z0-9_]+)`, [0-9,]+ rows\\*\\*$")
+// foldedTable is the bold title of a table of "All tables": **title: `name`, N rows** (1 row).
+var foldedTable = regexp.MustCompile("^\\*\\*.*: `([a-z0-9_]+)`, [0-9,]+ rows?\\*\\*$")
 
 // volatileNote is a column of analyze_runs that differs on every run, as a
 // note of what every row shares names it.

@@ -455,7 +455,7 @@ func (b *builder) table(name, title, query string, o viewOptions) (*view, error)
 	}
 	v.csv = name
 	var md strings.Builder
-	fmt.Fprintf(&md, "# %s\n\n`%s`: %d rows. Files: [%[2]s.csv](%[2]s.csv) and [%[2]s.parquet](%[2]s.parquet) hold every column at full precision; `empties schema %[2]s` describes them.\n\n", title, name, len(rows))
+	fmt.Fprintf(&md, "# %s\n\n`%s`: %s. Files: [%[2]s.csv](%[2]s.csv) and [%[2]s.parquet](%[2]s.parquet) hold every column at full precision; `empties schema %[2]s` describes them.\n\n", title, name, plural(int64(len(rows)), "row", "rows"))
 	for _, n := range v.notes {
 		md.WriteString(n + "\n\n")
 	}
@@ -574,12 +574,12 @@ func (b *builder) allTables(present []string) (block, error) {
 			if name == "turn_examples" {
 				shown = link("the empty turns", "Empty turns, with the turns around them")
 			}
-			blocks = append(blocks, para{text: fmt.Sprintf("%s: `%s`, %s rows, shown as %s; files [CSV](tables/%[2]s.csv), [Parquet](tables/%[2]s.parquet).",
-				titles[name], name, count(int64(len(v.rows))), shown)})
+			blocks = append(blocks, para{text: fmt.Sprintf("%s: `%s`, %s, shown as %s; files [CSV](tables/%[2]s.csv), [Parquet](tables/%[2]s.parquet).",
+				titles[name], name, plural(int64(len(v.rows)), "row", "rows"), shown)})
 			continue
 		}
 		blocks = append(blocks, folded{
-			summary: fmt.Sprintf("%s: `%s`, %s rows", titles[name], name, count(int64(len(v.rows)))),
+			summary: fmt.Sprintf("%s: `%s`, %s", titles[name], name, plural(int64(len(v.rows)), "row", "rows")),
 			blocks:  []block{v},
 		})
 	}

@@ -368,7 +368,7 @@ func (v *view) html(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "<div class=\"table\" id=\"%s\">\n", html.EscapeString(v.id))
 	if v.filter || len(v.rows) > 10 {
-		fmt.Fprintf(b, "<input type=\"search\" class=\"filter\" placeholder=\"filter %d rows\" aria-label=\"filter rows\">\n", len(v.rows))
+		fmt.Fprintf(b, "<input type=\"search\" class=\"filter\" placeholder=\"filter %s\" aria-label=\"filter rows\">\n", plural(int64(len(v.rows)), "row", "rows"))
 	}
 	// The table takes the width its words need: headers break only between
 	// words, identifiers only after a slash or a space, numbers and
@@ -411,7 +411,7 @@ func (v *view) html(b *strings.Builder) {
 	}
 	b.WriteString("</tbody>\n</table>\n</div>\n")
 	if v.csv != "" {
-		fmt.Fprintf(b, "<p class=\"files\">%d rows · download <a href=\"tables/%[2]s.csv\">CSV</a> · <a href=\"tables/%[2]s.parquet\">Parquet</a></p>\n", len(v.rows), html.EscapeString(v.csv))
+		fmt.Fprintf(b, "<p class=\"files\">%s · download <a href=\"tables/%[2]s.csv\">CSV</a> · <a href=\"tables/%[2]s.parquet\">Parquet</a></p>\n", plural(int64(len(v.rows)), "row", "rows"), html.EscapeString(v.csv))
 	}
 	b.WriteString("</div>\n")
 }

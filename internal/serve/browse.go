@@ -38,7 +38,8 @@ var facets = []facet{
 	{Key: "eval", Label: "eval", src: "a.eval", needs: "log_assignments", Help: "eval profile (rescore's log assignments)"},
 	{Key: "route", Label: "route", src: "a.route", needs: "log_assignments"},
 	{Key: "stop_reason", Label: "stop reason", src: "r.stop_reason"},
-	{Key: "stop_category", Label: "stop_details category", src: "r.stop_details_category"},
+	{Key: "stop_category", Label: "stop category", src: "r.stop_details_category",
+		Help: "stop_details_category: the category of the provider's own stop details (a content filter, a refusal, the token limit), where it gives them"},
 	{Key: "source", Label: "reply source", src: "r.reply_source", Help: "model_event: the first completed call of the model under test; sample_output; none"},
 	{Key: "skipped", Label: "attempts skipped", src: `CASE WHEN r.failed_attempts > 0 AND r.placeholders_skipped > 0 THEN 'retried and placeholders'
 		WHEN r.failed_attempts > 0 THEN 'retried attempts' WHEN r.placeholders_skipped > 0 THEN 'placeholders' ELSE 'none' END`,
