@@ -167,6 +167,7 @@ fixtures: pypkg build
 	$(VPY) scripts/fixtures/logset_fixtures.py testdata/logsets
 	$(VPY) scripts/fixtures/turns_fixtures.py testdata/turns
 	$(VPY) scripts/fixtures/python_values.py internal/evallog/testdata/python-values.tsv
+	$(VPY) scripts/fixtures/inspect_model.py internal/evallog/inspect_model.go
 	$(VPY) scripts/fixtures/python_datetimes.py internal/evallog/testdata/python-datetimes.tsv
 	$(VPY) scripts/fixtures/python_timestamps.py internal/evallog/testdata/python-timestamps.tsv
 	$(VPY) scripts/fixtures/nan_strings.py internal/evallog/testdata/nan-strings

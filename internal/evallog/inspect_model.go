@@ -120,3 +120,14 @@ var inspectSpecKinds = map[string]jsonKinds{
 	"headline_metric":       kObject | kNull,
 	"shards":                kObject | kNull,
 }
+
+// inspectResultsKinds: the JSON kinds of each top-level field of EvalResults (EvalLog.results); required: .
+var inspectResultsKinds = map[string]jsonKinds{
+	"total_samples":     kInt,
+	"completed_samples": kInt,
+	"logged_samples":    kInt | kNull,
+	"early_stopping":    kObject | kNull,
+	"scores":            kArray,
+	"headline":          kObject | kNull,
+	"metadata":          kObject | kNull,
+}

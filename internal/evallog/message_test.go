@@ -45,6 +45,9 @@ func FuzzUserText(f *testing.F) {
 		if keys, _ := divergent(raw); keys {
 			return // goccy matches keys without regard to case; Python does not
 		}
+		if err != nil && werr == nil && stricter(raw) {
+			return // goccy takes a null content; Python does not
+		}
 		if user != wuser || text != wtext || (err == nil) != (werr == nil) {
 			t.Fatalf("%s: the walk gives %v %q %v; the reference %v %q %v", raw, user, text, err, wuser, wtext, werr)
 		}

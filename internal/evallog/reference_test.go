@@ -1,6 +1,7 @@
 package evallog
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"reflect"
@@ -112,6 +113,66 @@ func divergent(raw []byte) (keys, nan bool) {
 	return keys, nan
 }
 
+// stricter reports whether raw holds a value the reference takes and
+// inspect_ai's models refuse, which the walk refuses as they do (the
+// malformed logs' verdicts, VERDICTS.tsv, are inspect_ai's own): null
+// where pydantic takes no None (events, a message's content, a choice's
+// stop_reason, usage's input, output and total tokens, a model event's
+// model, an event's timestamp), "" for a datetime, a number for a sample's
+// datetime, an attachment that is not a string, a score's answer,
+// explanation or reason that is not a string, a model event without its
+// model. It looks at keys by name wherever they are: it may pass over more
+// than it must, never less.
+func stricter(raw []byte) bool {
+	w := &walk{b: raw, canonical: true}
+	found := false
+	isNull := func(i int) bool { return w.isNullAt(ws(raw, i)) }
+	first := func(i int) byte {
+		if i = ws(raw, i); i < len(raw) {
+			return raw[i]
+		}
+		return 0
+	}
+	var visit func(i, depth int) (int, bool)
+	visit = func(i, depth int) (int, bool) {
+		i = ws(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case '{':
+			model, hasModel := false, false
+			end, ok := w.walkObject(i, func(w *walk, k []byte, vs int) (int, bool) {
+				key := string(k)
+				switch key {
+				case "events", "content", "stop_reason", "input_tokens", "output_tokens", "total_tokens", "timestamp":
+					found = found || isNull(vs)
+				case "event":
+					model = model || string(raw[vs:min(len(raw), vs+7)]) == `"model"`
+				case "model":
+					hasModel = !isNull(vs)
+				case "answer", "explanation", "reason":
+					found = found || kindOf(first(vs))&(kString|kNull) == 0
+				case "attachments":
+					found = found || first(vs) != '{' || bytes.Contains(raw[vs:], []byte(`": `)) // a value may not be a string
+				}
+				switch key {
+				case "timestamp", "started_at", "completed_at":
+					found = found || string(raw[vs:min(len(raw), vs+2)]) == `""` || key != "timestamp" && kindOf(first(vs)) == kNumber
+				}
+				return visit(vs, depth+1)
+			})
+			found = found || model && !hasModel
+			return end, ok
+		case '[':
+			return w.elements(i, func(w *walk, es int) (int, bool) { return visit(es, depth+1) })
+		}
+		return w.skipPortable(i, false)
+	}
+	visit(0, 0)
+	return found
+}
+
 // sameDecode fails the test unless Decode gives raw's sample as the
 // reference does (the view the tables read, the id, the pools and
 // attachments) or both refuse it, but where the reference is not Python
@@ -125,6 +186,8 @@ func sameDecode(t *testing.T, name string, raw []byte) bool {
 	switch {
 	case (err == nil) != (werr == nil) && (keys || nan):
 		return err == nil // where the reference is not Python
+	case err != nil && werr == nil && stricter(raw):
+		return false // where the reference takes what Python refuses
 	case err != nil && werr == nil:
 		t.Errorf("%s: the walk refuses a sample the reference takes: %v", name, err)
 		return false

@@ -444,13 +444,22 @@ func checkHeader(raw []byte, h *Header, journal bool) error {
 	if !top["eval"].Set {
 		return errors.New("eval: missing (inspect_ai's EvalLog requires it)")
 	}
-	var evalRaw, created []byte
+	var evalRaw, created, results []byte
 	eachMember(raw, func(k, v []byte) bool {
-		if keyIs(k, "eval") {
+		switch {
+		case keyIs(k, "eval"):
 			evalRaw = v
+		case keyIs(k, "results"):
+			results = v
 		}
 		return true
 	})
+	// the study reads the stored metrics of results (study.storedMetric)
+	if kinds, ok := memberKinds(results); ok {
+		if err := checkKinds("results.", inspectResultsKinds, kinds); err != nil {
+			return err
+		}
+	}
 	eachMember(evalRaw, func(k, v []byte) bool {
 		if keyIs(k, "created") {
 			created = bytes.TrimSpace(v)

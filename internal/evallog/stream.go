@@ -983,7 +983,7 @@ func (w *streamWalk) attachments(only map[string]bool) error {
 		w.att, w.spare, w.spareBytes = map[string]string{}, map[string]string{}, 0
 	}
 	if c != '{' {
-		return w.null()
+		return errFallback // a dict[str, str], not null: the whole decode's refusal
 	}
 	w.s.pos++
 	var raw []byte
@@ -1004,8 +1004,8 @@ func (w *streamWalk) attachments(only map[string]bool) error {
 		if err != nil {
 			return err
 		}
-		if c != '"' { // (a hash only does not list was skipped above)
-			return w.value(nil, mRaw)
+		if c != '"' { // not a str: the whole decode's refusal (the second read, only set, skipped those it does not list above)
+			return errFallback
 		}
 		raw = raw[:0]
 		if !want {

@@ -186,7 +186,7 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 	case "metadata":
 		return w.rawValue(vs, &d.Metadata)
 	case "attachments":
-		return w.rawValue(vs, &d.Attachments)
+		return w.stringMap(vs, &d.Attachments)
 	case "transcript":
 		// a 2024 log's events and attachments
 		if w.isNullAt(vs) {
@@ -392,7 +392,8 @@ func (w *walk) choice(es int, c *Choice) (int, bool) {
 		case "message":
 			return w.message(vs, &c.Message)
 		case "stop_reason":
-			return w.stringValue(vs, &c.StopReason)
+			// a Literal with a default: absent is "unknown", null refused
+			return w.nonNullString(vs, &c.StopReason)
 		case "stop_details":
 			if w.isNullAt(vs) {
 				c.StopDetails = nil
@@ -453,14 +454,12 @@ func (w *walk) toolCalls(vs int, calls *[]ToolCall) (int, bool) {
 	})
 }
 
-// contents decodes message content as Contents.UnmarshalJSON does: null,
-// a string (one text item) or a list of content items.
+// contents decodes message content: a string (one text item) or a list
+// of content items. A ChatMessage's content is str | list[Content]:
+// inspect_ai refuses null.
 func (w *walk) contents(vs int, c *Contents) (int, bool) {
 	b := w.b
 	switch {
-	case w.isNullAt(vs):
-		*c = nil
-		return vs + 4, true
 	case b[vs] == '"':
 		var s string
 		end, ok := w.stringValue(vs, &s)
@@ -506,12 +505,14 @@ func (w *walk) contents(vs int, c *Contents) (int, bool) {
 func (w *walk) usage(vs int, u *Usage) (int, bool) {
 	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
+		// int with a default of 0: absent is 0, null refused (the
+		// cache and reasoning counts are int | None)
 		case "input_tokens":
-			return w.intField(vs, &u.InputTokens)
+			return w.nonNullInt(vs, &u.InputTokens)
 		case "output_tokens":
-			return w.intField(vs, &u.OutputTokens)
+			return w.nonNullInt(vs, &u.OutputTokens)
 		case "total_tokens":
-			return w.intField(vs, &u.TotalTokens)
+			return w.nonNullInt(vs, &u.TotalTokens)
 		case "input_tokens_cache_write":
 			return w.intField(vs, &u.CacheWriteTokens)
 		case "input_tokens_cache_read":
@@ -528,6 +529,14 @@ func (w *walk) usage(vs int, u *Usage) (int, bool) {
 func (w *walk) intField(vs int, n *Int) (int, bool) {
 	end, ok := w.skipChecked(vs)
 	return end, ok && n.UnmarshalJSON(w.b[vs:end]) == nil
+}
+
+// nonNullInt is intField of an int pydantic takes no null for.
+func (w *walk) nonNullInt(vs int, n *Int) (int, bool) {
+	if w.isNullAt(vs) {
+		return 0, false
+	}
+	return w.intField(vs, n)
 }
 
 func (w *walk) floatValue(vs int, f *Float) (int, bool) {
@@ -557,13 +566,13 @@ func (w *walk) scoreValue(vs int, s *Score) (int, bool) {
 		case "value":
 			return w.rawValue(vs, &s.Value)
 		case "reason":
-			return w.rawValue(vs, &s.Reason)
+			return w.rawOf(vs, &s.Reason, kString|kNull)
 		case "answer":
-			return w.rawValue(vs, &s.Answer)
+			return w.rawOf(vs, &s.Answer, kString|kNull)
 		case "explanation":
-			return w.rawValue(vs, &s.Explanation)
+			return w.rawOf(vs, &s.Explanation, kString|kNull)
 		case "metadata":
-			return w.rawValue(vs, &s.Metadata)
+			return w.rawOf(vs, &s.Metadata, kObject|kNull)
 		}
 		return w.skipField(vs)
 	})
@@ -580,9 +589,8 @@ func (d *DecodedSample) events(w *walk, vs int) (int, bool) {
 // validate to name), and each kept event's place in the array in *index.
 func eventList(w *walk, vs int, dst *[]Event, index *[]int) (int, bool) {
 	b := w.b
-	if w.isNullAt(vs) {
-		*dst = (*dst)[:0]
-		return vs + 4, true
+	if b[vs] != '[' {
+		return 0, false // a list (EvalSample.events: list[Event], no None)
 	}
 	n := -1
 	return w.elements(vs, func(w *walk, es int) (int, bool) {
@@ -767,6 +775,9 @@ func (ev *eventSpans) kind(w *walk) (kind string, keep, ok bool) {
 // decode fills e, a zero Event, from the spans.
 func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 	b := w.b
+	if m := ev.str[evModel]; kind == "model" && (m.end == 0 || w.isNullAt(m.start)) {
+		return false // ModelEvent.model: a str, required
+	}
 	e.Event = kind
 	strs := e.stringFields()
 	for f := range numEventStrings {
@@ -1075,6 +1086,42 @@ func (w *walk) rawValue(vs int, dst *json.RawMessage) (int, bool) {
 		*dst = b[vs:end]
 	}
 	return end, ok
+}
+
+// rawOf is rawValue of a value of one of the kinds kinds (a score's
+// answer, str | None).
+func (w *walk) rawOf(vs int, dst *json.RawMessage, kinds jsonKinds) (int, bool) {
+	if kindOf(w.b[vs])&kinds == 0 {
+		return 0, false
+	}
+	return w.rawValue(vs, dst)
+}
+
+// stringMap is rawValue of a dict[str, str] (the sample's attachments:
+// not null), each value checked to be a string.
+func (w *walk) stringMap(vs int, dst *json.RawMessage) (int, bool) {
+	if w.b[vs] != '{' {
+		return 0, false
+	}
+	end, ok := w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+		if w.b[vs] != '"' {
+			return 0, false
+		}
+		end, _, ok := w.checkString(vs)
+		return end, ok
+	})
+	if ok {
+		*dst = w.b[vs:end]
+	}
+	return end, ok
+}
+
+// nonNullString is stringValue of a str pydantic takes no null for.
+func (w *walk) nonNullString(vs int, dst *string) (int, bool) {
+	if w.isNullAt(vs) {
+		return 0, false
+	}
+	return w.stringValue(vs, dst)
 }
 
 func (w *walk) rawSpan(vs int, dst *span) (int, bool) {
