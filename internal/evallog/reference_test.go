@@ -1,7 +1,6 @@
 package evallog
 
 import (
-	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"reflect"
@@ -154,7 +153,14 @@ func stricter(raw []byte) bool {
 				case "answer", "explanation", "reason":
 					found = found || kindOf(first(vs))&(kString|kNull) == 0
 				case "attachments":
-					found = found || first(vs) != '{' || bytes.Contains(raw[vs:], []byte(`": `)) // a value may not be a string
+					if first(vs) != '{' {
+						found = true
+						break
+					}
+					w.walkObject(ws(raw, vs), func(w *walk, _ []byte, as int) (int, bool) {
+						found = found || first(as) != '"'
+						return w.skipPortable(ws(raw, as), false)
+					})
 				}
 				switch key {
 				case "timestamp", "started_at", "completed_at":
