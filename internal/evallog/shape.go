@@ -382,6 +382,9 @@ func checkEvent(i int, e *Event) error {
 			return datetimeError(fmt.Sprintf("events[%d].timestamp", i), e.Timestamp, err)
 		}
 	}
+	if err := checkDatetime(fmt.Sprintf("events[%d].completed", i), e.Completed); err != nil {
+		return err
+	}
 	switch e.Event {
 	case "step":
 		if !inspectStepActions[e.Action] {
@@ -484,6 +487,15 @@ func checkHeader(raw []byte, h *Header, journal bool) error {
 	}
 	if !journal && top["status"].Set && !inspectStatuses[h.Status] {
 		return fmt.Errorf("status: %q is none of %s", h.Status, oneOf(inspectStatuses))
+	}
+	// the generate configs the tables read max_tokens of (ParseGenerateConfig)
+	if _, ok := parseGenerateConfig(h.Eval.ModelGenerateConfig); !ok {
+		return errors.New("eval.model_generate_config: not a GenerateConfig inspect_ai reads (max_tokens an int, temperature a float)")
+	}
+	if h.Plan != nil {
+		if _, ok := parseGenerateConfig(h.Plan.Config); !ok {
+			return errors.New("plan.config: not a GenerateConfig inspect_ai reads (max_tokens an int, temperature a float)")
+		}
 	}
 	return checkDatetime("eval.created", h.Eval.Created)
 }

@@ -73,9 +73,26 @@ type GenerateConfig struct {
 // malformed input gives the zero value (every setting unset). A key repeated
 // counts last, as in Python.
 func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
+	c, _ := parseGenerateConfig(raw)
+	return c
+}
+
+// validGenerateConfig reports whether raw is a GenerateConfig inspect_ai
+// reads as far as the settings the tables read go: an object whose
+// max_tokens is an int (or null) and temperature a float (or null), with
+// pydantic's lax conversions. null is not one.
+func validGenerateConfig(raw json.RawMessage) bool {
+	if isNull(raw) {
+		return false
+	}
+	_, ok := parseGenerateConfig(raw)
+	return ok
+}
+
+func parseGenerateConfig(raw json.RawMessage) (GenerateConfig, bool) {
 	var c GenerateConfig
 	if isNull(raw) {
-		return c
+		return c, true
 	}
 	w := &walk{b: raw, canonical: true}
 	end, ok := w.members(ws(raw, 0), func(w *walk, k []byte, vs int) (int, bool) {
@@ -88,9 +105,9 @@ func ParseGenerateConfig(raw json.RawMessage) GenerateConfig {
 		return w.skipLoose(vs)
 	})
 	if !ok || ws(raw, end) != len(raw) {
-		return GenerateConfig{}
+		return GenerateConfig{}, false
 	}
-	return c
+	return c, true
 }
 
 // Sample is one EvalSample (one sample × epoch).

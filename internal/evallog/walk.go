@@ -346,7 +346,7 @@ func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) 
 	return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
 		case "model":
-			return w.stringValue(vs, &o.Model)
+			return w.nonNullString(vs, &o.Model) // a str with a default: null refused
 		case "completion":
 			if !completion {
 				return w.stringSpan(vs)
@@ -385,11 +385,14 @@ func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) 
 	})
 }
 
-// choice decodes a Choice object (not null) at b[es].
+// choice decodes a Choice object (not null) at b[es]; its message is
+// required (ChatCompletionChoice.message), and not null.
 func (w *walk) choice(es int, c *Choice) (int, bool) {
-	return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+	hasMessage := false
+	end, ok := w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
 		switch string(k) {
 		case "message":
+			hasMessage = !w.isNullAt(vs)
 			return w.message(vs, &c.Message)
 		case "stop_reason":
 			// a Literal with a default: absent is "unknown", null refused
@@ -415,6 +418,7 @@ func (w *walk) choice(es int, c *Choice) (int, bool) {
 		}
 		return w.skipField(vs)
 	})
+	return end, ok && (hasMessage || w.checkOnly)
 }
 
 // message decodes a Message object (null leaves it) at b[vs].
@@ -445,12 +449,22 @@ func (w *walk) toolCalls(vs int, calls *[]ToolCall) (int, bool) {
 	return w.elements(vs, func(w *walk, es int) (int, bool) {
 		*calls = append(*calls, ToolCall{})
 		tc := &(*calls)[len(*calls)-1]
-		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
-			if string(k) == "function" {
+		// ToolCall's id, function and arguments are required, the first
+		// two strings, arguments a dict
+		var id, function, args bool
+		end, ok := w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+			switch string(k) {
+			case "function":
+				function = !w.isNullAt(vs)
 				return w.stringValue(vs, &tc.Function)
+			case "id":
+				id = !w.isNullAt(vs)
+			case "arguments":
+				args = w.b[vs] == '{'
 			}
 			return w.skipField(vs)
 		})
+		return end, ok && (w.b[es] == 'n' || id && function && args)
 	})
 }
 
@@ -472,13 +486,18 @@ func (w *walk) contents(vs int, c *Contents) (int, bool) {
 	end, ok := w.elements(vs, func(w *walk, es int) (int, bool) {
 		items = append(items, Content{})
 		it := &items[len(items)-1]
-		return w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
+		// ContentText.text and ContentReasoning.reasoning are required
+		// strs (a content of another type does not look at them)
+		var text, reasoning bool
+		end, ok := w.members(es, func(w *walk, k []byte, vs int) (int, bool) {
 			switch string(k) {
 			case "type":
 				return w.stringValue(vs, &it.Type)
 			case "text":
+				text = !w.isNullAt(vs)
 				return w.stringValue(vs, &it.Text)
 			case "reasoning":
+				reasoning = !w.isNullAt(vs)
 				return w.stringValue(vs, &it.Reasoning)
 			case "summary":
 				return w.stringValue(vs, &it.Summary)
@@ -489,13 +508,23 @@ func (w *walk) contents(vs int, c *Contents) (int, bool) {
 					it.Refusal = nil
 					return vs + 4, true
 				}
-				var r bool
-				end, ok := w.boolValue(vs, &r)
-				it.Refusal = &r
-				return end, ok
+				// bool | None, read as pydantic reads a bool ("yes", 1, ...)
+				end, ok := w.skipChecked(vs)
+				var r Bool
+				if !ok || r.UnmarshalJSON(w.b[vs:end]) != nil {
+					return 0, false
+				}
+				it.Refusal = (*bool)(&r)
+				return end, true
 			}
 			return w.skipField(vs)
 		})
+		switch {
+		case !ok || w.b[es] == 'n':
+		case it.Type == "text" && !text, it.Type == "reasoning" && !reasoning:
+			return 0, false
+		}
+		return end, ok
 	})
 	*c = items
 	return end, ok
@@ -633,6 +662,7 @@ type eventSpans struct {
 	hasTools  bool // a tools key whose value is a list, not null
 	working   Float
 	unixTime  string // the timestamp, where it is a number, as a datetime string
+	toolsNull bool   // a tools key whose value is null
 }
 
 type span struct{ start, end int }
@@ -727,7 +757,7 @@ func (ev *eventSpans) member(w *walk, k []byte, vs int) (int, bool) {
 func (ev *eventSpans) toolsValue(w *walk, vs int) (int, bool) {
 	b := w.b
 	if w.isNullAt(vs) {
-		ev.hasTools = false
+		ev.hasTools, ev.toolsNull = false, true
 		return vs + 4, true
 	}
 	n := 0
@@ -775,8 +805,26 @@ func (ev *eventSpans) kind(w *walk) (kind string, keep, ok bool) {
 // decode fills e, a zero Event, from the spans.
 func (ev *eventSpans) decode(w *walk, kind string, e *Event) bool {
 	b := w.b
-	if m := ev.str[evModel]; kind == "model" && (m.end == 0 || w.isNullAt(m.start)) {
-		return false // ModelEvent.model: a str, required
+	// strs that are not None: ModelEvent.model (required), SpanBeginEvent's
+	// id and name, StepEvent.name; a ModelEvent's tools (a list) and
+	// config (a GenerateConfig, whose max_tokens and temperature the tables
+	// read) are not null either. Of these only the model's absence is
+	// refused: the project's own shapes of events leave the others out.
+	null := func(f int) bool { s := ev.str[f]; return s.end > 0 && w.isNullAt(s.start) }
+	switch kind {
+	case "model":
+		if ev.str[evModel].end == 0 || null(evModel) || ev.toolsNull ||
+			ev.config.end > 0 && !validGenerateConfig(ev.config.of(b)) {
+			return false
+		}
+	case "span_begin":
+		if null(evID) || null(evName) {
+			return false
+		}
+	case "step":
+		if null(evName) {
+			return false
+		}
 	}
 	e.Event = kind
 	strs := e.stringFields()
