@@ -471,3 +471,10 @@ func unixTimestamp(lit []byte) (int64, bool) {
 	}
 	return us, true
 }
+
+// unixTimeString is the datetime string of us microseconds since 1970, in
+// UTC, which ParseDatetime reads back as the same instant: what the walk
+// keeps for an event timestamp that was a number.
+func unixTimeString(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000+00:00")
+}

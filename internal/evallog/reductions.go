@@ -24,19 +24,12 @@ import (
 // checkReductions reads an .eval's reductions.json member as inspect_ai
 // would and reports why it refuses it, or nil.
 func (l *Log) checkReductions(zf *zip.File) error {
-	bp := summaryBuffers.Get().(*[]byte)
-	defer summaryBuffers.Put(bp)
-	b, err := appendMember((*bp)[:0], zf, l.maxMember, l.Size)
-	if err != nil {
-		return err
-	}
-	if cap(b) <= maxPooledSummaries {
-		*bp = b
-	}
-	if err := syntaxError(b); err != nil {
-		return err
-	}
-	return reductionsKind(b)
+	return l.readSmallMember(zf, func(b []byte) error {
+		if err := syntaxError(b); err != nil {
+			return err
+		}
+		return reductionsKind(b)
+	})
 }
 
 // reductionsKind reports an error unless the valid JSON value b is one

@@ -21,6 +21,26 @@ type summary struct {
 // rows in order; the rows' ids refer to a buffer that is reused once it
 // returns. Its errors are the member's read or decode error, unwrapped.
 func (l *Log) readSummaryRows(zf *zip.File, each func(summary)) error {
+	return l.readSmallMember(zf, func(b []byte) error {
+		rows, ok := summaryRowsFast(b, nil)
+		if !ok {
+			var err error
+			if rows, err = summaryRowsDecoded(b); err != nil {
+				return err
+			}
+		}
+		for _, r := range rows {
+			each(r)
+		}
+		return nil
+	})
+}
+
+// readSmallMember inflates zf, a member read whole at opening (summaries,
+// reductions), into a pooled buffer and calls use with its bytes, which
+// are reused once it returns. Its error is the member's read error or
+// use's, unwrapped.
+func (l *Log) readSmallMember(zf *zip.File, use func(b []byte) error) error {
 	bp := summaryBuffers.Get().(*[]byte)
 	defer summaryBuffers.Put(bp)
 	b, err := appendMember((*bp)[:0], zf, l.maxMember, l.Size)
@@ -30,21 +50,12 @@ func (l *Log) readSummaryRows(zf *zip.File, each func(summary)) error {
 	if cap(b) <= maxPooledSummaries {
 		*bp = b
 	}
-	rows, ok := summaryRowsFast(b, nil)
-	if !ok {
-		if rows, err = summaryRowsDecoded(b); err != nil {
-			return err
-		}
-	}
-	for _, r := range rows {
-		each(r)
-	}
-	return nil
+	return use(b)
 }
 
-// summaryBuffers hold an inflated summaries member while its rows are read
-// (about 3 kB a sample, 1 MB for a bench corpus log, which a fresh buffer
-// for each log made and zeroed).
+// summaryBuffers hold a small member (readSmallMember) while it is read: a
+// summaries member is about 3 kB a sample, 1 MB for a bench corpus log,
+// which a fresh buffer for each log made and zeroed.
 var summaryBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledSummaries = 16 << 20

@@ -9,7 +9,6 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -189,21 +188,17 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		return w.stringMap(vs, &d.Attachments)
 	case "transcript":
 		// a 2024 log's events and attachments
-		if w.isNullAt(vs) {
-			d.Transcript = nil
-			return vs + 4, true
-		}
-		t := new(Transcript)
-		d.Transcript = t
-		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
-			switch string(k) {
-			case "events":
-				t.index = t.index[:0]
-				return eventList(w, vs, &t.Events, &t.index)
-			case "content":
-				return w.rawValue(vs, &t.Content)
-			}
-			return w.skipField(vs)
+		return nullable(w, vs, &d.Transcript, func(w *walk, vs int, t *Transcript) (int, bool) {
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				switch string(k) {
+				case "events":
+					t.index = t.index[:0]
+					return eventList(w, vs, &t.Events, &t.index)
+				case "content":
+					return w.rawValue(vs, &t.Content)
+				}
+				return w.skipField(vs)
+			})
 		})
 	case "output":
 		if w.isNullAt(vs) {
@@ -213,51 +208,37 @@ func (d *DecodedSample) sampleMember(w *walk, key []byte, vs int) (int, bool) {
 		d.Output = SampleOutput{ModelOutput: new(ModelOutput)}
 		return w.modelOutput(vs, d.Output.ModelOutput, true)
 	case "error":
-		if w.isNullAt(vs) {
-			return vs + 4, true
-		}
-		e := new(EvalError)
-		d.Error = e
-		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
-			if string(k) == "message" {
-				return w.stringValue(vs, &e.Message)
-			}
-			return w.skipField(vs)
+		return nullable(w, vs, &d.Error, func(w *walk, vs int, e *EvalError) (int, bool) {
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				if string(k) == "message" {
+					return w.stringValue(vs, &e.Message)
+				}
+				return w.skipField(vs)
+			})
 		})
 	case "limit":
-		if w.isNullAt(vs) {
-			return vs + 4, true
-		}
-		l := new(SampleLimit)
-		d.Limit = l
-		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
-			if string(k) == "type" {
-				return w.stringValue(vs, &l.Type)
-			}
-			return w.skipField(vs)
+		return nullable(w, vs, &d.Limit, func(w *walk, vs int, l *SampleLimit) (int, bool) {
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				if string(k) == "type" {
+					return w.stringValue(vs, &l.Type)
+				}
+				return w.skipField(vs)
+			})
 		})
 	case "scores":
 		return d.scores(w, vs)
 	case "score":
-		if w.isNullAt(vs) {
-			return vs + 4, true
-		}
-		s := new(Score)
-		d.Score = s
-		return w.scoreValue(vs, s)
+		return nullable(w, vs, &d.Score, (*walk).scoreValue)
 	case "events":
 		return d.events(w, vs)
 	case "events_data":
-		if w.isNullAt(vs) {
-			return vs + 4, true
-		}
-		p := new(Pools)
-		d.EventsData = p
-		return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
-			if string(k) == "messages" {
-				return w.rawElements(vs, &p.Messages)
-			}
-			return w.skipField(vs)
+		return nullable(w, vs, &d.EventsData, func(w *walk, vs int, p *Pools) (int, bool) {
+			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+				if string(k) == "messages" {
+					return w.rawElements(vs, &p.Messages)
+				}
+				return w.skipField(vs)
+			})
 		})
 	case "message_pool":
 		return w.rawElements(vs, &d.MessagePool)
@@ -363,12 +344,7 @@ func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) 
 				return w.choice(es, &o.Choices[len(o.Choices)-1])
 			})
 		case "usage":
-			if w.isNullAt(vs) {
-				o.Usage = nil
-				return vs + 4, true
-			}
-			o.Usage = new(Usage)
-			return w.usage(vs, o.Usage)
+			return nullable(w, vs, &o.Usage, (*walk).usage)
 		case "error":
 			if w.isNullAt(vs) {
 				o.Error = nil
@@ -385,6 +361,18 @@ func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) 
 	})
 }
 
+// nullable decodes the value at b[vs] into a new T that *dst points to,
+// by decode; null sets *dst to nil (an optional object of the model).
+func nullable[T any](w *walk, vs int, dst **T, decode func(w *walk, vs int, t *T) (int, bool)) (int, bool) {
+	if w.isNullAt(vs) {
+		*dst = nil
+		return vs + 4, true
+	}
+	t := new(T)
+	*dst = t
+	return decode(w, vs, t)
+}
+
 // choice decodes a Choice object (not null) at b[es]; its message is
 // required (ChatCompletionChoice.message), and not null.
 func (w *walk) choice(es int, c *Choice) (int, bool) {
@@ -398,22 +386,18 @@ func (w *walk) choice(es int, c *Choice) (int, bool) {
 			// a Literal with a default: absent is "unknown", null refused
 			return w.nonNullString(vs, &c.StopReason)
 		case "stop_details":
-			if w.isNullAt(vs) {
-				c.StopDetails = nil
-				return vs + 4, true
-			}
-			sd := new(StopDetails)
-			c.StopDetails = sd
-			return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
-				switch string(k) {
-				case "type":
-					return w.stringValue(vs, &sd.Type)
-				case "category":
-					return w.stringValue(vs, &sd.Category)
-				case "explanation":
-					return w.stringValue(vs, &sd.Explanation)
-				}
-				return w.skipField(vs)
+			return nullable(w, vs, &c.StopDetails, func(w *walk, vs int, sd *StopDetails) (int, bool) {
+				return w.members(vs, func(w *walk, k []byte, vs int) (int, bool) {
+					switch string(k) {
+					case "type":
+						return w.stringValue(vs, &sd.Type)
+					case "category":
+						return w.stringValue(vs, &sd.Category)
+					case "explanation":
+						return w.stringValue(vs, &sd.Explanation)
+					}
+					return w.skipField(vs)
+				})
 			})
 		}
 		return w.skipField(vs)
@@ -691,7 +675,7 @@ func (ev *eventSpans) timestampValue(w *walk, vs int) (int, bool) {
 		return 0, false
 	}
 	ev.str[evTimestamp] = span{}
-	ev.unixTime = time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000+00:00")
+	ev.unixTime = unixTimeString(us)
 	return end, true
 }
 
