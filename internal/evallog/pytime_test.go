@@ -1,13 +1,9 @@
 package evallog
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 )
 
 // ParseDatetime accepts what inspect_ai accepts when it reads a log's
@@ -17,19 +13,12 @@ import (
 // scripts/fixtures/python_datetimes.py (make fixtures). The shape check of
 // a log's datetimes (checkDatetime) is the same parse.
 func TestDatetimesAsPythonReadsThem(t *testing.T) {
-	f, err := os.Open("testdata/python-datetimes.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Scan() // header
 	n := 0
-	for sc.Scan() {
-		lit, want, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			t.Fatalf("bad row %q", sc.Text())
+	for _, row := range tsvRows(t, "testdata/python-datetimes.tsv") {
+		if len(row) != 2 {
+			t.Fatalf("bad row %q", row)
 		}
+		lit, want := row[0], row[1]
 		var form string
 		if err := json.Unmarshal([]byte(lit), &form); err != nil {
 			t.Fatalf("%s: %v", lit, err)
@@ -57,25 +46,18 @@ func TestDatetimesAsPythonReadsThem(t *testing.T) {
 // make fixtures): seconds and milliseconds either side of 2e10, fractions
 // rounded at the microsecond, the ends of years 1 and 9999, NaN.
 func TestUnixTimestampsAsPydanticReadsThem(t *testing.T) {
-	f, err := os.Open("testdata/python-timestamps.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Scan() // header
 	n := 0
-	for sc.Scan() {
-		lit, want, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			t.Fatalf("bad row %q", sc.Text())
+	for _, row := range tsvRows(t, "testdata/python-timestamps.tsv") {
+		if len(row) != 2 {
+			t.Fatalf("bad row %q", row)
 		}
+		lit, want := row[0], row[1]
 		n++
 		got := "refused"
 		if us, ok := unixTimestamp([]byte(lit)); ok {
 			got = strconv.FormatInt(us, 10)
 			// the string the walk stores for it reads back as the instant
-			d, err := ParseDatetime(time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000+00:00"))
+			d, err := ParseDatetime(unixTimeString(us))
 			if err != nil || d.UnixMicro() != us {
 				t.Errorf("%s: its datetime string reads back as %v, %v", lit, d, err)
 			}

@@ -427,6 +427,19 @@ func refusedAs(msg string) string {
 // device, past a locked folder), folders that cannot be read, .json files
 // that are not logs, names that are not UTF-8; and paths named directly.
 func TestDiscoverEveryShape(t *testing.T) {
+	eachShape(t, func(t *testing.T, c shapeCase, cwd string, drop, paths []string) {
+		got := goListing(t, cwd, drop, paths)
+		got.Refused = refusedAs(got.Refused)
+		if !equalListings(got, c.want) {
+			t.Errorf("Discover:\n%swant:\n%s", got, c.want)
+		}
+	})
+}
+
+// eachShape runs run for each of shapeCases on a tree of every shape: from
+// the folder the case lists from (the tree, or a link to it), with the
+// privileges to drop and the paths the case names.
+func eachShape(t *testing.T, run func(t *testing.T, c shapeCase, cwd string, drop, paths []string)) {
 	root := shapesTree(t)
 	via := linkTo(t, root)
 	drop := unprivileged(t)
@@ -436,11 +449,7 @@ func TestDiscoverEveryShape(t *testing.T) {
 			if c.fromLink {
 				cwd = via
 			}
-			got := goListing(t, cwd, drop, c.paths(root))
-			got.Refused = refusedAs(got.Refused)
-			if !equalListings(got, c.want) {
-				t.Errorf("Discover:\n%swant:\n%s", got, c.want)
-			}
+			run(t, c, cwd, drop, c.paths(root))
 		})
 	}
 }
@@ -451,26 +460,16 @@ func TestDiscoverEveryShape(t *testing.T) {
 // refused. A listing that opens a FIFO fails it (in a minute) rather than
 // hanging. As root, both list without the privilege to read any folder.
 func TestDiscoveryEqualsPython(t *testing.T) {
-	root := shapesTree(t)
-	via := linkTo(t, root)
-	drop := unprivileged(t)
-	for _, c := range shapeCases {
-		t.Run(c.name, func(t *testing.T) {
-			cwd := root
-			if c.fromLink {
-				cwd = via
-			}
-			paths := c.paths(root)
-			goes, py := goListing(t, cwd, drop, paths), pyListing(t, cwd, drop, paths)
-			goes.Refused, py.Refused = refusedAs(goes.Refused), refusedAs(py.Refused)
-			if !equalListings(goes, py) {
-				t.Errorf("Go's Discover:\n%sPython's list_logs:\n%s", goes, py)
-			}
-			if !equalListings(py, c.want) {
-				t.Errorf("Python's list_logs:\n%swant:\n%s", py, c.want)
-			}
-		})
-	}
+	eachShape(t, func(t *testing.T, c shapeCase, cwd string, drop, paths []string) {
+		goes, py := goListing(t, cwd, drop, paths), pyListing(t, cwd, drop, paths)
+		goes.Refused, py.Refused = refusedAs(goes.Refused), refusedAs(py.Refused)
+		if !equalListings(goes, py) {
+			t.Errorf("Go's Discover:\n%sPython's list_logs:\n%s", goes, py)
+		}
+		if !equalListings(py, c.want) {
+			t.Errorf("Python's list_logs:\n%swant:\n%s", py, c.want)
+		}
+	})
 }
 
 // linkTo makes a link to dir, in a folder of its own.
