@@ -42,6 +42,7 @@ import (
 
 	"empties/internal/duck"
 	"empties/internal/manifest"
+	"empties/internal/numfmt"
 	"empties/internal/store"
 	"empties/schema"
 	sqlfiles "empties/sql"
@@ -268,7 +269,7 @@ func printSummary(w io.Writer, dir string, results []*Result, elapsed time.Durat
 		case "empty":
 			note = "empty: no rows to count"
 		}
-		fmt.Fprintf(tw, "  %s\t%d rows\t%s\n", r.Step.Output, r.Rows, note)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", r.Step.Output, numfmt.Plural(r.Rows, "row", "rows"), note)
 	}
 	tw.Flush()
 	if len(study) > 0 {

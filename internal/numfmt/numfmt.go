@@ -63,6 +63,14 @@ func TrimZeros(s string) string {
 // Count renders an integer with thousands separators (sqlfmt.Thousands).
 func Count(n int64) string { return sqlfmt.Thousands(n) }
 
+// Plural counts things: 1 row, 0 rows, 1,265 rows.
+func Plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(n) + " " + many
+}
+
 // Number renders any other float: integers as integers, else four
 // significant digits without an exponent where that stays short.
 func Number(x float64) string {

@@ -41,4 +41,12 @@ func TestFormats(t *testing.T) {
 			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 rows"}, {1, "1 row"}, {2, "2 rows"}, {1265, "1,265 rows"}} {
+		if got := Plural(c.n, "row", "rows"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 var (
 	pct       = numfmt.Percent
 	count     = numfmt.Count
+	plural    = numfmt.Plural
 	number    = numfmt.Number
 	interval  = numfmt.Interval
 	pp        = numfmt.PP

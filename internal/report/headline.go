@@ -198,14 +198,6 @@ func (b *builder) partDefinitions() map[string]string {
 	}
 }
 
-// plural counts things: 1 model, 16 models.
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return count(n) + " " + many
-}
-
 func orList(items []string) string {
 	switch len(items) {
 	case 0:

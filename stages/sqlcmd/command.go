@@ -23,6 +23,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/duck"
 	"empties/internal/guard"
+	"empties/internal/numfmt"
 	"empties/internal/sqlfmt"
 	"empties/internal/store"
 )
@@ -252,7 +253,7 @@ func (q query) run(ctx context.Context, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(w, "(%d rows)\n", rows)
+		_, err = fmt.Fprintf(w, "(%s)\n", numfmt.Plural(int64(rows), "row", "rows"))
 		return err
 	}
 	return q.db.Copy(ctx, q.opts.Query, "FORMAT "+q.opts.Format, func(r io.Reader) error {

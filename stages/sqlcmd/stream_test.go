@@ -199,6 +199,13 @@ func TestSQLTable(t *testing.T) {
 		t.Errorf("table:\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
+	if err := sqlcmd.Run(context.Background(), sqlcmd.Options{Query: "SELECT 1 AS n", Data: ds, Format: "table"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "n\n-\n1\n(1 row)\n"; out.String() != want {
+		t.Errorf("one row:\n%s\nwant\n%s", out.String(), want)
+	}
+	out.Reset()
 	if err := sqlcmd.Run(context.Background(), sqlcmd.Options{Query: "EXPLAIN SELECT class FROM replies WHERE epoch > 0", Data: ds, Format: "table"}, &out); err != nil {
 		t.Fatal(err)
 	}
