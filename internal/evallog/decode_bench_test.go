@@ -262,8 +262,8 @@ func BenchmarkScanSamplePortable(b *testing.B) {
 	BenchmarkScanSample(b)
 }
 
-// BenchmarkDecodeSamplePortable is BenchmarkDecodeSample with the values
-// the walk skips checked byte by byte.
+// BenchmarkDecodeSamplePortable is BenchmarkDecodeSample with every
+// vectorised scan off, as on a CPU without AVX2.
 func BenchmarkDecodeSamplePortable(b *testing.B) {
 	defer SetSIMDScan(false)()
 	BenchmarkDecodeSample(b)

@@ -33,12 +33,15 @@ import (
 // byte by byte.
 var simdScan = hasStage1
 
-// SetSIMDScan turns the structural index on (where the CPU has it) or off
-// and returns what restores it.
+// SetSIMDScan turns every vectorised scan on (where the CPU has it) or off,
+// as on a CPU without AVX2, and returns what restores them: the structural
+// index of skipped values (simdScan), a .json log's range scan
+// (simdRanges) and the string scan for a quote, backslash or control byte
+// (simdStrings).
 func SetSIMDScan(on bool) (restore func()) {
-	old := simdScan
-	simdScan = on && hasStage1
-	return func() { simdScan = old }
+	scan, ranges, strs := simdScan, simdRanges, simdStrings
+	simdScan, simdRanges, simdStrings = on && hasStage1, on && hasRangeBlocks, on && hasAVX2
+	return func() { simdScan, simdRanges, simdStrings = scan, ranges, strs }
 }
 
 // minIndexed is the length below which a sample is not indexed: the walk

@@ -188,8 +188,10 @@ func TestScanAsPortableOnHostileInput(t *testing.T) {
 	sameScan(t, "100 keys, one twice", []byte(many.String()+`, "key7": 0}`))
 }
 
-// The decode's tests with the values it skips checked byte by byte, as on
-// a CPU without AVX2 (the same tests run with the index by default).
+// The decode's tests with every vectorised scan off, as on a CPU without
+// AVX2: the values it skips checked byte by byte, strings scanned without
+// the AVX2 kernel, a .json log's samples found by the byte walk (the same
+// tests run with them on by default).
 func TestDecodeFastPortable(t *testing.T) {
 	defer SetSIMDScan(false)()
 	t.Run("AsReference", TestWalkAsReference)

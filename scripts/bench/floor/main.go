@@ -24,8 +24,10 @@
 // log scanned for its samples' places) and closed, and no sample is read.
 // samples is the samples the logs list; raw_bytes is 0.
 //
-// -portable checks the values the walk skips byte by byte, as on a CPU
-// without AVX2.
+// -portable turns every vectorised scan off, as on a CPU without AVX2: the
+// values the walk skips are checked byte by byte, strings are scanned
+// without the AVX2 kernel, and a .json log's samples are found by the byte
+// walk (evallog.SetSIMDScan(false)).
 //
 // -repeat N reads everything N times in the one process, so that a small
 // corpus is not measured by the process's start: cpu_seconds (user+sys of
@@ -64,7 +66,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	mode := flag.String("mode", "decode", "decode (inflate + DecodeSample of every sample), scan (inflate + ScanSample), inflate (inflate every member, no JSON) or open (open every log, read no sample)")
 	repeat := flag.Int("repeat", 1, "read everything this many times in the one process; the figures are per run")
-	portable := flag.Bool("portable", false, "check skipped values byte by byte, as where the CPU has no AVX2 (an A/B of the structural scan in one build)")
+	portable := flag.Bool("portable", false, "turn every vectorised scan off, as where the CPU has no AVX2 (an A/B of the SIMD scans in one build)")
 	flag.Parse()
 	if *portable {
 		evallog.SetSIMDScan(false)
