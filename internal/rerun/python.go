@@ -19,6 +19,7 @@ import (
 
 	"empties/internal/cliutil"
 	"empties/internal/guard"
+	"empties/internal/numfmt"
 )
 
 // Event is one progress line of the Python runner.
@@ -251,9 +252,9 @@ func (p *Progress) Event(e Event) {
 	at := fmt.Sprintf("[%d/%d]", e.Group, len(p.Groups))
 	switch e.Event {
 	case "group_start":
-		what := fmt.Sprintf("%d samples × %d epochs", len(g.SampleIDs), g.Epochs)
+		what := numfmt.Plural(int64(len(g.SampleIDs)), "sample", "samples") + " × " + numfmt.Plural(int64(g.Epochs), "epoch", "epochs")
 		if g.Replays() {
-			what = fmt.Sprintf("%d replayed replies", len(g.Replay))
+			what = numfmt.Plural(int64(len(g.Replay)), "replayed reply", "replayed replies")
 		}
 		t := p.Tally(e.Group)
 		fmt.Fprintf(p.W, "%s %s (%s): %d planned, %d in its logs, %d to run -> %s\n", at, g.Label, what, t.Planned, t.InLogs, t.Left, g.LogDir)

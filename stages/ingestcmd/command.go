@@ -19,6 +19,7 @@ import (
 	"empties/internal/evallog"
 	"empties/internal/ingest"
 	"empties/internal/logset"
+	"empties/internal/numfmt"
 	"empties/internal/store"
 )
 
@@ -217,16 +218,17 @@ func printResult(w io.Writer, res *ingest.Result) {
 
 func printSummary(w io.Writer, s *ingest.Result) {
 	ok := s.Files - s.Failed
-	what := "files"
+	one, many := "file", "files"
 	if s.Incremental != nil {
-		what = "new or changed files"
+		one, many = "new or changed file", "new or changed files"
 	}
-	fmt.Fprintf(w, "ingested %d of %d %s, %d samples, %.1f MB in %.1fs", ok, s.Files, what, s.Samples, float64(s.Bytes)/1e6, s.Elapsed.Seconds())
+	fmt.Fprintf(w, "ingested %d of %s, %s, %.1f MB in %.1fs", ok, numfmt.Plural(int64(s.Files), one, many),
+		numfmt.Plural(int64(s.Samples), "sample", "samples"), float64(s.Bytes)/1e6, s.Elapsed.Seconds())
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "; %d failed", s.Failed)
 	}
 	if s.Skipped > 0 {
-		fmt.Fprintf(w, "; %d files skipped", s.Skipped)
+		fmt.Fprintf(w, "; %s skipped", numfmt.Plural(int64(s.Skipped), "file", "files"))
 	}
 	fmt.Fprintln(w)
 	if s.Fetched.Requests > 0 {

@@ -139,7 +139,7 @@ func TestSummaryOfARun(t *testing.T) {
 	samples := testutil.Query(t, ds, "SELECT count(*) FROM replies")[0][0]
 	for _, want := range []string{
 		"ingested 1 of 2 files, " + samples + " samples, ",
-		"; 1 failed; 1 files skipped\n",
+		"; 1 failed; 1 file skipped\n",
 		"  skipped " + notes + ": a .json file that is not an Inspect log",
 		"reply classes:\n  answer ",
 		"tables in " + filepath.Join(ds, store.CurrentLink) + " (DuckDB views: " + filepath.Join(ds, store.ViewsFile) + ")\n",
@@ -154,7 +154,7 @@ func TestSummaryOfARun(t *testing.T) {
 
 	stdout, _, _ = runCommand(t, "--out", ds, "--progress", "never", logs)
 	for _, want := range []string{
-		"ingested 0 of 1 new or changed files, 0 samples",
+		"ingested 0 of 1 new or changed file, 0 samples",
 		"incremental: new 1, changed 0, unchanged 1, removed 0 (--full reads every file again)\n",
 		"nothing changed: the dataset is as it was\n",
 	} {

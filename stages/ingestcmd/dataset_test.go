@@ -86,7 +86,7 @@ func TestDatasetInsideLogsIsLeftOut(t *testing.T) {
 	if err := ingestcmd.Run(context.Background(), options(t.TempDir(), logs), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "ingested 1 of 1 files") || strings.Contains(out.String(), "skipped") {
+	if !strings.Contains(out.String(), "ingested 1 of 1 file") || strings.Contains(out.String(), "skipped") {
 		t.Errorf("ingest of a logs folder holding a dataset:\n%s", out.String())
 	}
 	err = ingestcmd.Run(context.Background(), options(t.TempDir(), moved), io.Discard, io.Discard)

@@ -24,7 +24,7 @@ func TestPrintResult(t *testing.T) {
 	full := &ingest.Result{Summary: sum, Dir: "/d", Committed: true,
 		Set: ingest.SetSummary{Logs: 3, Samples: 40, ByReason: map[string]int64{logset.Retried: 2, logset.MergedShards: 1}}}
 	tables := "tables in /d/" + store.CurrentLink + " (DuckDB views: /d/" + store.ViewsFile + ")\n"
-	want := "ingested 4 of 5 files, 1234 samples, 2.5 MB in 1.5s; 1 failed; 2 files skipped\n" +
+	want := "ingested 4 of 5 files, 1,234 samples, 2.5 MB in 1.5s; 1 failed; 2 files skipped\n" +
 		"fetched 3.2 MB from object storage in 7 GETs\n" +
 		"  skipped /l/fifo.eval: not a regular file (a named pipe)\n" +
 		"  skipped s3://b/notes.json: a .json file that is not an Inspect log\n" +

@@ -38,7 +38,7 @@ func TestS3Summary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"ingested 1 of 1 files, ", "; 1 files skipped\n", "  skipped s3://logs/study/notes.json: a .json file that is not an Inspect log"} {
+	for _, want := range []string{"ingested 1 of 1 file, ", "; 1 file skipped\n", "  skipped s3://logs/study/notes.json: a .json file that is not an Inspect log"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}

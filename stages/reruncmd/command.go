@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/numfmt"
 	"empties/internal/rerun"
 )
 
@@ -126,7 +127,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "rerun %s: %d groups, %d records (sample × epoch) from %s; logs in %s\n", r.Plan.Kind, len(r.Groups), r.Records, r.Config.Plan, r.Root)
+	fmt.Fprintf(w, "rerun %s: %s, %s (sample × epoch) from %s; logs in %s\n", r.Plan.Kind, numfmt.Plural(int64(len(r.Groups)), "group", "groups"),
+		numfmt.Plural(int64(r.Records), "record", "records"), r.Config.Plan, r.Root)
 	if err := r.Assess(ctx); err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 		return nil
 	}
 	if len(r.Todo) == 0 {
-		fmt.Fprintf(w, "every group's log is finished (%d groups): nothing left to run\n", len(r.Groups))
+		fmt.Fprintf(w, "every group's log is finished (%s): nothing left to run\n", numfmt.Plural(int64(len(r.Groups)), "group", "groups"))
 		return nil
 	}
 	if n := len(r.Groups) - len(r.Todo); n > 0 {
@@ -220,7 +222,8 @@ func printLeft(w io.Writer, r *rerun.Run, out *rerun.Outcome) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "done: %d of %d groups finished; left: %d of %d records in %d groups\n", len(finished), len(r.Groups), left, r.Records, groupsLeft)
+	fmt.Fprintf(w, "done: %d of %s finished; left: %d of %s in %s\n", len(finished), numfmt.Plural(int64(len(r.Groups)), "group", "groups"),
+		left, numfmt.Plural(int64(r.Records), "record", "records"), numfmt.Plural(int64(groupsLeft), "group", "groups"))
 	for _, s := range started {
 		fmt.Fprintf(w, "  %s\n", s)
 	}

@@ -147,7 +147,7 @@ func TestRerunStopsWhereItSaysWithRealSignals(t *testing.T) {
 	e = start(env...)
 	until("the fifth call", func() bool { return len(called()) == 5 })
 	inFlight = append(inFlight, called()[4])
-	if !strings.Contains(e.out.String(), fmt.Sprintf("[1/2] wide xstest_safe × gpt-5-mini/openai-responses (6 samples × 1 epochs): 6 planned, %d in its logs, %d to run", after1.InLogs+after1.RunNow, after1.Left)) {
+	if !strings.Contains(e.out.String(), fmt.Sprintf("[1/2] wide xstest_safe × gpt-5-mini/openai-responses (6 samples × 1 epoch): 6 planned, %d in its logs, %d to run", after1.InLogs+after1.RunNow, after1.Left)) {
 		t.Errorf("the resumed group does not start from what the stopped run said it left (%+v):\n%s", after1, e.out.String())
 	}
 	pid := runnerPID()

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"empties/internal/cliutil"
+	"empties/internal/numfmt"
 	"empties/internal/store"
 	"empties/internal/study"
 	"empties/internal/vocab"
@@ -105,9 +106,9 @@ func printSummary(w io.Writer, counts map[string]int, unmatched []string, heads 
 	for _, n := range counts {
 		total += n
 	}
-	fmt.Fprintf(w, "re-scored %d replies of %d evals under %d policies\n", total, len(counts), len(vocab.Policies))
+	fmt.Fprintf(w, "re-scored %s of %s under %d policies\n", numfmt.Plural(int64(total), "reply", "replies"), numfmt.Plural(int64(len(counts)), "eval", "evals"), len(vocab.Policies))
 	if len(unmatched) > 0 {
-		fmt.Fprintf(w, "%d logs match no eval profile (replies and classes kept; not re-scored):\n", len(unmatched))
+		fmt.Fprintf(w, "%s no eval profile (replies and classes kept; not re-scored):\n", numfmt.Plural(int64(len(unmatched)), "log matches", "logs match"))
 		for _, p := range unmatched {
 			fmt.Fprintf(w, "  %s\n", p)
 		}

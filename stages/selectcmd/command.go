@@ -18,6 +18,7 @@ import (
 	"empties/internal/cliutil"
 	"empties/internal/guard"
 	"empties/internal/manifest"
+	"empties/internal/numfmt"
 	"empties/internal/planfile"
 	"empties/internal/planner"
 	"empties/internal/store"
@@ -129,7 +130,8 @@ func Run(ctx context.Context, opts Options, w io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "%s plan: %d groups, %d samples, %d model calls\n", opts.Kind, len(plan.Groups), plan.Size.Samples, plan.Size.Calls)
+	fmt.Fprintf(w, "%s plan: %s, %s, %s\n", opts.Kind, numfmt.Plural(int64(len(plan.Groups)), "group", "groups"),
+		numfmt.Plural(int64(plan.Size.Samples), "sample", "samples"), numfmt.Plural(int64(plan.Size.Calls), "model call", "model calls"))
 	fmt.Fprintf(w, "estimated cost $%.2f (upper bound $%.2f); spent so far $%.2f of the $%.2f ceiling: %s\n",
 		plan.Cost.EstimateUSD, plan.Cost.UpperBoundUSD, plan.Cost.SpentUSD, plan.Cost.CeilingUSD,
 		map[bool]string{true: "within budget", false: "OVER BUDGET"}[plan.Cost.WithinBudget])
