@@ -96,14 +96,19 @@ func (b *builder) decisionsSection() ([]block, error) {
 		for _, r := range rows {
 			found = append(found, fmt.Sprintf("**%s** %s. %s", text(r[ti]), verdictWords(text(r[vi])), text(r[fi])))
 		}
-		v, err := b.viewOf("decisions-table", "report_decisions", "", cols, rows, viewOptions{keepOrder: true, keepConstant: true, omit: map[string]bool{"finding": true}})
+		// The finding is the bullets above; what decided the verdict fits
+		// the page's width without the measure's wording, every cell behind
+		// the verdict and the tables read, which the table's files and its
+		// copy under All tables keep.
+		v, err := b.viewOf("decisions-table", "report_decisions", "", cols, rows, viewOptions{keepOrder: true, keepConstant: true,
+			omit: map[string]bool{"finding": true, "question": true, "cells": true, "inputs": true}})
 		if err != nil {
 			return nil, err
 		}
 		v.csv = "decisions"
 		blocks = append(blocks,
 			para{text: "What the study found, decision by decision: the pre-registered rules D1–D4, then the hypotheses H1–H4, each with the cell that decides it and its number, applied with the thresholds of the manifest (`empties decide`). The study's words (P0–P3, route, primary cell, pp, ...) are explained " + link("below the table", hGlossary) + ".", class: "lead"},
-			list(found), v, para{text: "Terms used in this table: " + link("the words of the study", hGlossary) + ". Shares are percentages of samples (or of cases, for judges); changes of a headline metric are in percentage points (pp) of the metric's own scale.", class: "note"},
+			list(found), v, para{text: "Terms used in this table: " + link("the words of the study", hGlossary) + ". Shares are percentages of samples (or of cases, for judges); changes of a headline metric are in percentage points (pp) of the metric's own scale. Each rule's question, every cell behind its verdict and the tables it read are in the table's files ([CSV](tables/decisions.csv), [Parquet](tables/decisions.parquet)) and under " + link("All tables", hTables) + ".", class: "note"},
 			b.glossary())
 	}
 	if b.have["log_assignments"] {

@@ -31,26 +31,27 @@ var update = flag.Bool("update", false, "rewrite testdata/visible/*.txt, the pag
 
 // pageFacts is what the tests read from the rendered page.
 type pageFacts struct {
-	Title        string              `json:"title"`
-	DecisionRows int                 `json:"decisionRows"`
-	Charts       string              `json:"charts"` // page.js: ready, failed, no-library
-	Drawn        []string            `json:"drawn"`  // figures whose SVG has marks
-	Figures      []string            `json:"figures"`
-	ViewLinks    int                 `json:"viewLinks"`
-	Overlaps     []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
-	Clipped      []string            `json:"clipped"`      // text outside its chart
-	Legends      map[string][]string `json:"legends"`      // chart id → legend labels
-	Examples     []string            `json:"examples"`     // class of each example, in page order
-	WhyMissing   []string            `json:"whyMissing"`   // examples without a rule or a text field
-	Cards        map[string]string   `json:"cards"`        // card class → big number
-	DupIDs       []string            `json:"dupIDs"`       // ids given to more than one element
-	BrokenLinks  []string            `json:"brokenLinks"`  // #links to no element
-	Text         string              `json:"text"`         // the visible text, charts hidden
-	Prose        string              `json:"prose"`        // the page's own words: the visible text without charts and examples
-	TurnsLine    string              `json:"turnsLine"`    // the first screen's multi-turn line
-	TurnsLineTop float64             `json:"turnsLineTop"` // its bottom edge, px from the top of the page
-	TurnRows     int                 `json:"turnRows"`     // rows of the multi-turn cells' table
-	TurnExamples []string            `json:"turnExamples"` // each empty turn's class, in page order
+	Title         string              `json:"title"`
+	DecisionRows  int                 `json:"decisionRows"`
+	DecisionsOver float64             `json:"decisionsOver"` // px the decisions table is wider than its box (it scrolls sideways)
+	Charts        string              `json:"charts"`        // page.js: ready, failed, no-library
+	Drawn         []string            `json:"drawn"`         // figures whose SVG has marks
+	Figures       []string            `json:"figures"`
+	ViewLinks     int                 `json:"viewLinks"`
+	Overlaps      []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
+	Clipped       []string            `json:"clipped"`      // text outside its chart
+	Legends       map[string][]string `json:"legends"`      // chart id → legend labels
+	Examples      []string            `json:"examples"`     // class of each example, in page order
+	WhyMissing    []string            `json:"whyMissing"`   // examples without a rule or a text field
+	Cards         map[string]string   `json:"cards"`        // card class → big number
+	DupIDs        []string            `json:"dupIDs"`       // ids given to more than one element
+	BrokenLinks   []string            `json:"brokenLinks"`  // #links to no element
+	Text          string              `json:"text"`         // the visible text, charts hidden
+	Prose         string              `json:"prose"`        // the page's own words: the visible text without charts and examples
+	TurnsLine     string              `json:"turnsLine"`    // the first screen's multi-turn line
+	TurnsLineTop  float64             `json:"turnsLineTop"` // its bottom edge, px from the top of the page
+	TurnRows      int                 `json:"turnRows"`     // rows of the multi-turn cells' table
+	TurnExamples  []string            `json:"turnExamples"` // each empty turn's class, in page order
 }
 
 // facts is run in the page after its charts are drawn. Boxes are the
@@ -74,6 +75,7 @@ const factsJS = `(() => {
   const name = e => (e.textContent || e.getAttribute('class') || e.tagName).trim().slice(0, 40);
   const out = {title: document.title, charts: document.documentElement.dataset.charts || '', drawn: [], figures: [],
     decisionRows: document.querySelectorAll('#decisions-table tbody tr').length,
+    decisionsOver: (e => e ? e.scrollWidth - e.clientWidth : 0)(document.querySelector('#decisions-table div.scroll')),
     viewLinks: document.querySelectorAll('a[href^="http://127.0.0.1:7575/#/logs/"]').length,
     overlaps: [], clipped: [], legends: {},
     examples: [...document.querySelectorAll('article.example')].map(a => a.querySelector('header code').textContent),
@@ -450,6 +452,11 @@ func TestDemoPageInChromium(t *testing.T) {
 		checkCards(t, out, got)
 		if w == widths[0] {
 			golden(t, "demo", got.Text)
+			// The decisions table opens the study report: at the wide
+			// window it fits, no sideways scroll under the bullets.
+			if got.DecisionRows == 0 || got.DecisionsOver > 0 {
+				t.Errorf("decisions table at %d px: %d rows, %.0f px wider than its box", w, got.DecisionRows, got.DecisionsOver)
+			}
 		}
 	}
 }
