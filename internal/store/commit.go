@@ -176,6 +176,12 @@ func nextNumber(dir string, prev int) int {
 // gen/<n>, which it returns.
 func (d *Dataset) placeGeneration(n int) (string, error) {
 	g := filepath.Join(d.Dir, genDir, genName(n))
+	if _, err := os.Lstat(g); err == nil {
+		// Not a generation folder (nextNumber passed those): someone's
+		// file or link, which the rename would fail over.
+		return "", fmt.Errorf("commit %s: rename the new generation to %s: %s is someone else's, not a generation; left as it is: move it out of %s and run again",
+			d.Dir, filepath.Join(genDir, genName(n)), g, filepath.Join(d.Dir, genDir))
+	}
 	if err := os.Rename(filepath.Join(d.build, finalDir), g); err != nil {
 		return "", fmt.Errorf("commit %s: rename the new generation to %s: %w", d.Dir, filepath.Join(genDir, genName(n)), err)
 	}

@@ -70,7 +70,7 @@ func TestFailedCommitStepNamesIt(t *testing.T) {
 				}
 				return mine
 			},
-			want: "rename the new generation to " + filepath.Join("gen", "000002") + ": rename ",
+			want: "rename the new generation to " + filepath.Join("gen", "000002") + ": " + filepath.Join("DIR", "gen", "000002") + " is someone else's, not a generation; left as it is: move it out of " + filepath.Join("DIR", "gen") + " and run again",
 		},
 		{
 			name:  "a view file that cannot be written",
