@@ -117,7 +117,8 @@ func divergent(raw []byte) (keys, nan bool) {
 // malformed logs' verdicts, VERDICTS.tsv, are inspect_ai's own): null
 // where pydantic takes no None (events, a message's content, a choice's
 // stop_reason, usage's input, output and total tokens, a model event's
-// model, an event's timestamp), "" for a datetime, a number for a sample's
+// model, an event's timestamp, an output's choices, an item of a message's
+// tool calls), "" for a datetime, a number for a sample's
 // datetime, an attachment that is not a string, a score's answer,
 // explanation or reason that is not a string, a model event without its
 // model. It looks at keys by name wherever they are: it may pass over more
@@ -144,8 +145,15 @@ func stricter(raw []byte) bool {
 			end, ok := w.walkObject(i, func(w *walk, k []byte, vs int) (int, bool) {
 				key := string(k)
 				switch key {
-				case "events", "content", "stop_reason", "input_tokens", "output_tokens", "total_tokens", "timestamp":
+				case "events", "content", "stop_reason", "input_tokens", "output_tokens", "total_tokens", "timestamp", "choices":
 					found = found || isNull(vs)
+				case "tool_calls":
+					if first(vs) == '[' {
+						w.elements(ws(raw, vs), func(w *walk, es int) (int, bool) {
+							found = found || w.isNullAt(es)
+							return w.skipPortable(es, false)
+						})
+					}
 				case "event":
 					model = model || string(raw[vs:min(len(raw), vs+7)]) == `"model"`
 				case "model":

@@ -335,8 +335,7 @@ func (w *walk) modelOutput(vs int, o *ModelOutput, completion bool) (int, bool) 
 			return w.stringValue(vs, &o.Completion)
 		case "choices":
 			if w.isNullAt(vs) {
-				o.Choices = nil
-				return vs + 4, true
+				return 0, false // a list with a default: inspect_ai refuses null
 			}
 			o.Choices = []Choice{}
 			return w.elements(vs, func(w *walk, es int) (int, bool) {
@@ -448,7 +447,7 @@ func (w *walk) toolCalls(vs int, calls *[]ToolCall) (int, bool) {
 			}
 			return w.skipField(vs)
 		})
-		return end, ok && (w.b[es] == 'n' || id && function && args)
+		return end, ok && id && function && args // a null item too: a ToolCall is a dict
 	})
 }
 
