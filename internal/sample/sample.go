@@ -13,9 +13,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 
 	"empties/internal/classify"
-	"empties/internal/cliutil"
 	"empties/internal/logset"
 	"empties/internal/store"
 	"empties/schema"
@@ -103,7 +103,7 @@ func Select(ctx context.Context, data string, opts Config) (Draw, error) {
 	only := map[string]bool{}
 	for _, c := range opts.Classes {
 		if !knownClass(c) {
-			return Draw{}, cliutil.Usagef("sample: unknown class %q", c)
+			return Draw{}, fmt.Errorf("sample: unknown class %q (the classes: %s)", c, strings.Join(ClassOrder(), ", "))
 		}
 		only[c] = true
 	}

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v3"
@@ -75,6 +77,11 @@ func (o Options) Validate() error {
 	}
 	if o.PerClass <= 0 {
 		return cliutil.Usagef("sample: --per-class must be positive, not %d", o.PerClass)
+	}
+	for _, c := range o.Classes {
+		if !slices.Contains(sample.ClassOrder(), c) {
+			return cliutil.Usagef("sample: --class %q is no reply class (the classes: %s)", c, strings.Join(sample.ClassOrder(), ", "))
+		}
 	}
 	return nil
 }

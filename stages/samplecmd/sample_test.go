@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"html"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"empties/internal/cliutil"
 	"empties/internal/ingest/ingesttest"
 	"empties/internal/sample"
 	"empties/stages/samplecmd"
@@ -88,5 +90,19 @@ func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte("&lt;think&gt;")) {
 		t.Errorf("the unterminated-think reply is missing from the page")
+	}
+}
+
+// A --class that is no reply class is a usage error (exit code 2) naming
+// the classes, before anything is read or written.
+func TestUnknownClassIsAUsageError(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "review")
+	err := samplecmd.Run(context.Background(), samplecmd.Options{Config: sample.Config{PerClass: 1, Classes: []string{"answer", "nope"}}, Data: t.TempDir(), Out: out}, &bytes.Buffer{})
+	var usage *cliutil.UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), `--class "nope" is no reply class (the classes: `) || !strings.Contains(err.Error(), "answer") {
+		t.Errorf("err %v, want a usage error naming the classes", err)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Errorf("%s was made", out)
 	}
 }
