@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,7 +103,7 @@ func Select(ctx context.Context, data string, opts Config) (Draw, error) {
 	}
 	only := map[string]bool{}
 	for _, c := range opts.Classes {
-		if !knownClass(c) {
+		if !KnownClass(c) {
 			return Draw{}, fmt.Errorf("sample: unknown class %q (the classes: %s)", c, strings.Join(ClassOrder(), ", "))
 		}
 		only[c] = true
@@ -156,13 +157,9 @@ func Select(ctx context.Context, data string, opts Config) (Draw, error) {
 	return d, nil
 }
 
-func knownClass(c string) bool {
-	for _, k := range ClassOrder() {
-		if k == c {
-			return true
-		}
-	}
-	return false
+// KnownClass reports whether c is a reply class (ClassOrder).
+func KnownClass(c string) bool {
+	return slices.Contains(ClassOrder(), c)
 }
 
 // ClassOrder is the reply classes in the classifier's first-match order,

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +78,7 @@ func (o Options) Validate() error {
 		return cliutil.Usagef("sample: --per-class must be positive, not %d", o.PerClass)
 	}
 	for _, c := range o.Classes {
-		if !slices.Contains(sample.ClassOrder(), c) {
+		if !sample.KnownClass(c) {
 			return cliutil.Usagef("sample: --class %q is no reply class (the classes: %s)", c, strings.Join(sample.ClassOrder(), ", "))
 		}
 	}
