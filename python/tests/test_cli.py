@@ -82,7 +82,7 @@ def test_a_file_named_is_read_whatever_its_name(fixtures: Path, tmp_path: Path) 
     assert recs[0]["log"] == str(tmp_path / "silent.eval.bak")
     lines = err.splitlines()
     assert lines[0].startswith(f"empties classify: {tmp_path / 'notes.txt'}: cannot be read: ")
-    assert lines[-1] == "classified 1 samples in 1 of 2 logs; 1 could not be read"
+    assert lines[-1] == "classified 1 sample in 1 of 2 logs; 1 could not be read"
 
 
 def test_a_json_named_that_is_not_a_log_is_a_usage_error(fixtures: Path, tmp_path: Path) -> None:

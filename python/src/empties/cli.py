@@ -65,6 +65,11 @@ REPLY_HELP = (
 )
 
 
+def plural(n: int, one: str, many: str) -> str:
+    """A count with its noun, as empties' Go side writes it (numfmt.Plural): 1 log, 2,014 samples."""
+    return f"1 {one}" if n == 1 else f"{n:,} {many}"
+
+
 class UsageError(Exception):
     """A mistake in the command line: reported on one line, exit code 2, nothing read."""
 
@@ -119,9 +124,9 @@ def run_classify(paths: Sequence[str], out: IO[str], err: IO[str], progress: boo
             out.write(json.dumps(rec, ensure_ascii=False) + "\n")
         samples += len(recs)
         if progress and i % 10 == 0:
-            print(f"  {i}/{len(files)} logs, {samples} samples", file=err)
+            print(f"  {i}/{plural(len(files), 'log', 'logs')}, {plural(samples, 'sample', 'samples')}", file=err)
     print(
-        f"classified {samples} samples in {len(files) - failed} of {len(files)} logs"
+        f"classified {plural(samples, 'sample', 'samples')} in {len(files) - failed} of {plural(len(files), 'log', 'logs')}"
         + (f"; {failed} could not be read" if failed else ""),
         file=err,
     )
