@@ -16,6 +16,7 @@ import (
 	"empties/internal/classify"
 	"empties/internal/duck"
 	"empties/internal/errtext"
+	"empties/internal/numfmt"
 	"empties/internal/sqlfmt"
 )
 
@@ -343,13 +344,8 @@ func parseTemplates() (*template.Template, error) {
 			return *p
 		},
 		"splitMessages": splitMessages,
-		"plural": func(n int, word string) string {
-			if n == 1 {
-				return "1 " + word
-			}
-			return thousands(int64(n)) + " " + word + "s"
-		},
-		"facetArgs": func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
+		"plural":        func(n int, word string) string { return numfmt.Plural(int64(n), word, word+"s") },
+		"facetArgs":     func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
 	}
 	return template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
 }
