@@ -3,6 +3,10 @@ package report
 import (
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
+
+	"empties/internal/numfmt"
 )
 
 // Every turn of an agent: a sample whose model under test generated more
@@ -78,11 +82,31 @@ func (b *builder) turnsSection() (block, error) {
 		blocks = append(blocks, para{text: "No generation of a multi-turn sample is a non-answer."})
 		return section{id: "turns-section", blocks: blocks}, nil
 	}
-	ex, err := b.viewOf(b.id("t-turn-examples"), "report_turn_examples", "", cols, rows, viewOptions{keepOrder: true})
+	ex, err := b.viewOf(b.id("t-turn-examples"), "report_turn_examples", "", cols, rows, viewOptions{keepOrder: true, omit: map[string]bool{"view_command": true}})
 	if err != nil {
 		return nil, err
 	}
 	ex.csv = "turn_examples"
-	blocks = append(blocks, para{text: "A few non-answer generations of each class in multi-turn samples, drawn with the examples seed (`turn_examples`): the turn, the turns on either side, and the sample's first and final class."}, ex)
+	blocks = append(blocks, para{text: "A few non-answer generations of each class in multi-turn samples, drawn with the examples seed (`turn_examples`): the turn, the turns on either side, and the sample's first and final class."}, ex,
+		para{text: openInView(cols, rows)})
 	return section{id: "turns-section", blocks: blocks}, nil
+}
+
+// openInView says how to open the examples in inspect view, below their
+// table: the commands that serve their logs' folders (view_command, a
+// column the table leaves out so that it fits the page), the first three
+// of them in the rows' order, and where each sample's address is.
+func openInView(cols []string, rows [][]any) string {
+	at := slices.Index(cols, "view_command")
+	var cmds []string
+	for _, r := range rows {
+		if c, ok := r[at].(string); ok && c != "" && !slices.Contains(cmds, "`"+c+"`") {
+			cmds = append(cmds, "`"+c+"`")
+		}
+	}
+	serve := strings.Join(cmds, ", ")
+	if len(cmds) > 3 {
+		serve = strings.Join(cmds[:3], ", ") + fmt.Sprintf(" and %s more", numfmt.Plural(int64(len(cmds)-3), "folder", "folders"))
+	}
+	return fmt.Sprintf("To open a turn in inspect view, serve its log's folder (%s) and go to the sample; `view_command` and `view_url` in the table's files give each one's command and address.", serve)
 }

@@ -31,27 +31,28 @@ var update = flag.Bool("update", false, "rewrite testdata/visible/*.txt, the pag
 
 // pageFacts is what the tests read from the rendered page.
 type pageFacts struct {
-	Title         string              `json:"title"`
-	DecisionRows  int                 `json:"decisionRows"`
-	DecisionsOver float64             `json:"decisionsOver"` // px the decisions table is wider than its box (it scrolls sideways)
-	Charts        string              `json:"charts"`        // page.js: ready, failed, no-library
-	Drawn         []string            `json:"drawn"`         // figures whose SVG has marks
-	Figures       []string            `json:"figures"`
-	ViewLinks     int                 `json:"viewLinks"`
-	Overlaps      []string            `json:"overlaps"`     // a legend or label box over a mark, or two labels
-	Clipped       []string            `json:"clipped"`      // text outside its chart
-	Legends       map[string][]string `json:"legends"`      // chart id → legend labels
-	Examples      []string            `json:"examples"`     // class of each example, in page order
-	WhyMissing    []string            `json:"whyMissing"`   // examples without a rule or a text field
-	Cards         map[string]string   `json:"cards"`        // card class → big number
-	DupIDs        []string            `json:"dupIDs"`       // ids given to more than one element
-	BrokenLinks   []string            `json:"brokenLinks"`  // #links to no element
-	Text          string              `json:"text"`         // the visible text, charts hidden
-	Prose         string              `json:"prose"`        // the page's own words: the visible text without charts and examples
-	TurnsLine     string              `json:"turnsLine"`    // the first screen's multi-turn line
-	TurnsLineTop  float64             `json:"turnsLineTop"` // its bottom edge, px from the top of the page
-	TurnRows      int                 `json:"turnRows"`     // rows of the multi-turn cells' table
-	TurnExamples  []string            `json:"turnExamples"` // each empty turn's class, in page order
+	Title            string              `json:"title"`
+	DecisionRows     int                 `json:"decisionRows"`
+	DecisionsOver    float64             `json:"decisionsOver"` // px the decisions table is wider than its box (it scrolls sideways)
+	Charts           string              `json:"charts"`        // page.js: ready, failed, no-library
+	Drawn            []string            `json:"drawn"`         // figures whose SVG has marks
+	Figures          []string            `json:"figures"`
+	ViewLinks        int                 `json:"viewLinks"`
+	Overlaps         []string            `json:"overlaps"`         // a legend or label box over a mark, or two labels
+	Clipped          []string            `json:"clipped"`          // text outside its chart
+	Legends          map[string][]string `json:"legends"`          // chart id → legend labels
+	Examples         []string            `json:"examples"`         // class of each example, in page order
+	WhyMissing       []string            `json:"whyMissing"`       // examples without a rule or a text field
+	Cards            map[string]string   `json:"cards"`            // card class → big number
+	DupIDs           []string            `json:"dupIDs"`           // ids given to more than one element
+	BrokenLinks      []string            `json:"brokenLinks"`      // #links to no element
+	Text             string              `json:"text"`             // the visible text, charts hidden
+	Prose            string              `json:"prose"`            // the page's own words: the visible text without charts and examples
+	TurnsLine        string              `json:"turnsLine"`        // the first screen's multi-turn line
+	TurnsLineTop     float64             `json:"turnsLineTop"`     // its bottom edge, px from the top of the page
+	TurnRows         int                 `json:"turnRows"`         // rows of the multi-turn cells' table
+	TurnExamples     []string            `json:"turnExamples"`     // each empty turn's class, in page order
+	TurnExamplesOver float64             `json:"turnExamplesOver"` // px the empty turns' table is wider than its box (it scrolls sideways)
 }
 
 // facts is run in the page after its charts are drawn. Boxes are the
@@ -83,6 +84,7 @@ const factsJS = `(() => {
     turnsLine: (document.querySelector('p.turns-line') || {}).innerText || '',
     turnsLineTop: document.querySelector('p.turns-line') ? box(document.querySelector('p.turns-line')).bottom : -1,
     turnRows: document.querySelectorAll('#t-turn-rates tbody tr').length,
+    turnExamplesOver: (e => e ? e.scrollWidth - e.clientWidth : 0)(document.querySelector('#t-turn-examples div.scroll')),
     turnExamples: (t => t ? [...t.querySelectorAll('tbody tr')].map(r => r.cells[[...t.querySelectorAll('thead th')].findIndex(h => h.textContent === 'class')].textContent) : [])(document.querySelector('#t-turn-examples table')),
     dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
     brokenLinks: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))};
@@ -463,7 +465,9 @@ func TestDemoPageInChromium(t *testing.T) {
 
 // The exploration page of the shared wild corpus (real providers' logs, no
 // manifest), at 1400 and 900 px: every chart drawn, nothing cut, broken or
-// squeezed; no word of a study without a manifest (arm, route) in its text.
+// squeezed; the empty turns' table (a real content filter mid-trajectory)
+// fits 1400 px; no word of a study without a manifest (arm, route) in its
+// text.
 func TestWildCorpusPageInChromium(t *testing.T) {
 	out := writeReport(t, exploreDataset(t, filepath.Join(testutil.WildCorpus(t), "logs")))
 	for _, w := range widths {
@@ -471,6 +475,9 @@ func TestWildCorpusPageInChromium(t *testing.T) {
 		checkGeometry(t, out, w, got, layout)
 		checkExamples(t, got)
 		checkCards(t, out, got)
+		if w == widths[0] && (len(got.TurnExamples) == 0 || got.TurnExamplesOver > 0) {
+			t.Errorf("at %d px the empty turns' table (%d rows) is %.0f px wider than the page: it scrolls sideways", w, len(got.TurnExamples), got.TurnExamplesOver)
+		}
 		for _, re := range []string{`\barms?\b`, `\broutes?\b`, `none could not`} {
 			if m := regexp.MustCompile(re).FindString(got.Prose); m != "" {
 				t.Errorf("the exploration page says %q without a manifest (or a double negative)", m)
