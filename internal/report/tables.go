@@ -342,6 +342,22 @@ func (v *view) markdownRows(limit int) string {
 	return b.String()
 }
 
+// identifierPieces splits a word of a name after each slash and after each
+// dot between two ASCII letters.
+func identifierPieces(word string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(word); i++ {
+		if word[i] == '/' || word[i] == '.' && i > 0 && i+1 < len(word) && isLetter(word[i-1]) && isLetter(word[i+1]) {
+			parts = append(parts, word[start:i+1])
+			start = i + 1
+		}
+	}
+	return append(parts, word[start:])
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
 func mdCell(s string, limit int) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\r", "")
@@ -416,10 +432,14 @@ func (v *view) html(b *strings.Builder) {
 	b.WriteString("</div>\n")
 }
 
-// identifierHTML escapes a name so that it breaks only between its words
-// and after a slash, never inside a word: inspect_evals/gpqa_diamond may
-// wrap as inspect_evals/ | gpqa_diamond, never at its underscores or
-// hyphens. Each piece is a span the stylesheet keeps on one line.
+// identifierHTML escapes a name so that it breaks only between its words,
+// after a slash and after a dot between two letters (a provider's
+// namespace), never inside a word: inspect_evals/gpqa_diamond may wrap as
+// inspect_evals/ | gpqa_diamond and
+// bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0 as bedrock/ | us. |
+// anthropic. | claude-sonnet-4-20250514-v1:0, never at underscores,
+// hyphens or a version's dot (gpt-3.5-turbo). Each piece is a span the
+// stylesheet keeps on one line.
 func identifierHTML(s string) string {
 	if s == "" {
 		return ""
@@ -432,7 +452,7 @@ func identifierHTML(s string) string {
 		if word == "" {
 			continue
 		}
-		parts := strings.SplitAfter(word, "/")
+		parts := identifierPieces(word)
 		for j, p := range parts {
 			if p == "" {
 				continue
