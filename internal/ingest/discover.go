@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -29,7 +30,9 @@ type Skipped struct {
 // A folder gives every .eval file and every .json file that opens like an
 // Inspect log (logset's names); dot folders, <name>.checkpoints folders and
 // empties datasets below it are left out, silently. A folder named may be a
-// link to one; links to folders below it are not followed. A folder that
+// link to one; links to folders below it are not followed (as inspect_ai's
+// list_eval_logs does not follow them; ingest names those whose folder lies
+// outside the folders named, NotFollowed). A folder that
 // cannot be read is skipped, named, and the rest is read.
 //
 // A file named is taken whatever its name (the reader tells a log by its
@@ -47,6 +50,17 @@ type Skipped struct {
 // The bench's floor (scripts/bench/floor) lists its inputs with it too, so
 // that it reads exactly the files ingest reads.
 func Discover(paths []string) (files []string, skipped []Skipped, err error) {
+	files, skipped, _, err = discover(paths)
+	return files, skipped, err
+}
+
+// discover is Discover, and the links to folders below the folders named
+// that it did not follow and whose folder lies outside every folder named
+// (their logs are not read: the summary names them); a link to a folder
+// the walk reads anyway (latest -> run-3) is not among them, nor one whose
+// name a walk leaves out (dot and .checkpoints names).
+func discover(paths []string) (files []string, skipped []Skipped, unfollowed []string, err error) {
+	var links, roots []string
 	seen := map[string]bool{}
 	add := func(p string) error {
 		abs, err := filepath.Abs(p)
@@ -70,9 +84,9 @@ func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 		st, err := os.Stat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, nil, cliutil.Usagef("ingest: %s: no such file or folder", p)
+				return nil, nil, nil, cliutil.Usagef("ingest: %s: no such file or folder", p)
 			}
-			return nil, nil, cliutil.Usagef("ingest: %s: cannot be read (%s)", p, errText(err))
+			return nil, nil, nil, cliutil.Usagef("ingest: %s: cannot be read (%s)", p, errText(err))
 		}
 		if !st.IsDir() {
 			if !st.Mode().IsRegular() {
@@ -81,11 +95,11 @@ func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			if strings.HasSuffix(p, logset.JSONSuffix) {
 				if why := notALog(p); why != "" {
-					return nil, nil, cliutil.Usagef("ingest: %s: %s; leave it out of LOGS (a folder holding it skips it with a note)", p, why)
+					return nil, nil, nil, cliutil.Usagef("ingest: %s: %s; leave it out of LOGS (a folder holding it skips it with a note)", p, why)
 				}
 			}
 			if err := add(p); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			continue
 		}
@@ -98,7 +112,10 @@ func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 			root = p + string(filepath.Separator)
 		}
 		if isDataset(p) {
-			return nil, nil, cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
+			return nil, nil, nil, cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			roots = append(roots, real)
 		}
 		err = filepath.WalkDir(root, func(q string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -121,6 +138,11 @@ func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 			}
 			isEval, isJSON := logset.LogName(name)
 			if !isEval && !isJSON {
+				if e.Type()&fs.ModeSymlink != 0 && !logset.SkipDir(name) {
+					if st, err := os.Stat(q); err == nil && st.IsDir() && !isDataset(q) {
+						links = append(links, q)
+					}
+				}
 				return nil
 			}
 			if !e.Type().IsRegular() {
@@ -146,12 +168,40 @@ func Discover(paths []string) (files []string, skipped []Skipped, err error) {
 			return add(q)
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("listing %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("listing %s: %w", p, err)
 		}
 	}
 	sort.Strings(files)
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return files, skipped, nil
+	return files, skipped, outside(links, roots), nil
+}
+
+// outside is the links whose folder lies in none of roots (each a folder
+// named, its links resolved), as absolute paths, sorted and once each.
+func outside(links, roots []string) []string {
+	var out []string
+	for _, l := range links {
+		real, err := filepath.EvalSymlinks(l)
+		if err != nil {
+			continue
+		}
+		in := false
+		for _, r := range roots {
+			rel, err := filepath.Rel(r, real)
+			in = in || err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		}
+		if abs, err := filepath.Abs(l); err == nil && !in {
+			out = append(out, abs)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// NotFollowed is the line that names a link to a folder not followed, in
+// ingest's summary and in its refusal when no log was found.
+func NotFollowed(link string) string {
+	return fmt.Sprintf("not followed: %s, a link to a folder outside the folders named (inspect_ai's listing does not follow it either); name it to read the logs in it", link)
 }
 
 // errText is the system's words for why err happened ("permission denied"),

@@ -106,9 +106,53 @@ func TestNamedLinkToAFolderIsWalked(t *testing.T) {
 	if got := testutil.Query(t, res.Dir, "SELECT path FROM logs"); len(got) != 1 || got[0][0] != filepath.Join(link, "run.eval") {
 		t.Errorf("logs.path %v, want the log named under the link %s", got, link)
 	}
-	// below a path named, the same link is not followed: nothing is found
+	// below a path named, the same link is not followed: nothing is found,
+	// and the refusal names the link
 	_, log, err = ingestWith(t, ingest.Config{Paths: []string{dir}, Out: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "no .eval or .json logs found") {
-		t.Errorf("ingest of a folder holding only a link to a folder: %v, want no logs found\n%s", err, log)
+	if err == nil || !strings.Contains(err.Error(), "no .eval or .json logs found") || !strings.Contains(err.Error(), ingest.NotFollowed(link)) {
+		t.Errorf("ingest of a folder holding only a link to a folder: %v, want no logs found and %q\n%s", err, ingest.NotFollowed(link), log)
+	}
+}
+
+// A link to a folder below a folder named is not followed (as inspect_ai's
+// listing does not follow it); the summary names each one whose folder lies
+// outside the folders named, since its logs are not read: not a link into
+// a folder the walk reads anyway (latest -> run1), nor one under a name the
+// walk leaves out (.hidden), nor a link to a file; and none once its folder
+// is named too.
+func TestLinksToFoldersOutsideAreNamed(t *testing.T) {
+	b, err := os.ReadFile(testutil.Path(t, "testdata", "logs", "zstd-basic.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logs, outside := filepath.Join(dir, "logs"), filepath.Join(dir, "outside")
+	for _, d := range []string{filepath.Join(logs, "run1"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "run.eval"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"latest": "run1", "team": "../outside", "run1/team-again": "../../outside", ".hidden": "../outside", "file-link": "../outside/run.eval"} {
+		if err := os.Symlink(to, filepath.Join(logs, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, log, err := ingestWith(t, ingest.Config{Paths: []string{logs}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatalf("ingest: %v\n%s", err, log)
+	}
+	want := []string{filepath.Join(logs, "run1", "team-again"), filepath.Join(logs, "team")}
+	if res.Files != 1 || !slices.Equal(res.LinksNotFollowed, want) {
+		t.Errorf("files %d, links not followed %q; want the one log of run1 and %q", res.Files, res.LinksNotFollowed, want)
+	}
+	res, log, err = ingestWith(t, ingest.Config{Paths: []string{logs, outside}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatalf("ingest: %v\n%s", err, log)
+	}
+	if res.Files != 2 || len(res.LinksNotFollowed) != 0 {
+		t.Errorf("with the outside folder named too: files %d, links not followed %q; want 2 and none", res.Files, res.LinksNotFollowed)
 	}
 }

@@ -47,6 +47,10 @@ func collectMoreOften() (restore func()) {
 type Summary struct {
 	Files, Failed, Skipped int
 	SkippedFiles           []Skipped // each file found and not read, with why
+	// LinksNotFollowed are links to folders below the folders named whose
+	// folder lies outside them: not followed, as inspect_ai's listing does
+	// not follow them, so their logs are not read (name one to read it).
+	LinksNotFollowed []string
 	// Missing counts the samples a log's summaries list without a member.
 	Missing int
 	// Duplicates counts the sample members not read because another member
@@ -172,7 +176,7 @@ func Ingest(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	in.remote.report(sum, cfg.Log)
-	sum.Skipped, sum.SkippedFiles = len(in.skipped), in.skipped
+	sum.Skipped, sum.SkippedFiles, sum.LinksNotFollowed = len(in.skipped), in.skipped, in.unfollowed
 	res, err := settle(ctx, ds, p, sum, cfg)
 	if err != nil {
 		return nil, err
@@ -183,9 +187,10 @@ func Ingest(ctx context.Context, cfg Config) (*Result, error) {
 
 // found is what findLogs found: the files to consider and those skipped.
 type found struct {
-	fps     []Fingerprint
-	skipped []Skipped
-	remote  *remoteLogs
+	fps        []Fingerprint
+	skipped    []Skipped
+	unfollowed []string // links to folders outside the folders named (discover)
+	remote     *remoteLogs
 }
 
 // findLogs lists the logs under paths, local and s3://; none is an error
@@ -197,7 +202,7 @@ func findLogs(ctx context.Context, paths []string, out string) (found, error) {
 		return found{}, err
 	}
 	local, urls := splitURLs(paths)
-	files, skipped, err := Discover(local)
+	files, skipped, unfollowed, err := discover(local)
 	if err != nil {
 		return found{}, err
 	}
@@ -214,12 +219,15 @@ func findLogs(ctx context.Context, paths []string, out string) (found, error) {
 		for _, s := range skipped {
 			fmt.Fprintf(&why, "\n  skipped %s: %s", s.Path, s.Reason)
 		}
+		for _, l := range unfollowed {
+			fmt.Fprintf(&why, "\n  %s", NotFollowed(l))
+		}
 		if len(remote.errs) > 0 { // not a usage error: the storage refused
 			return found{}, fmt.Errorf("ingest: no logs could be listed under %s%s", strings.Join(paths, ", "), why.String())
 		}
 		return found{}, cliutil.Usagef("ingest: no .eval or .json logs found under %s%s", strings.Join(paths, ", "), why.String())
 	}
-	return found{fps: remote.fingerprints(fingerprints(files)), skipped: skipped, remote: remote}, nil
+	return found{fps: remote.fingerprints(fingerprints(files)), skipped: skipped, unfollowed: unfollowed, remote: remote}, nil
 }
 
 // planRead decides which files an ingest into ds reads: nil, every file,

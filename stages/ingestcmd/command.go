@@ -237,6 +237,9 @@ func printSummary(w io.Writer, s *ingest.Result) {
 	for _, sk := range s.SkippedFiles {
 		fmt.Fprintf(w, "  skipped %s: %s\n", sk.Path, sk.Reason)
 	}
+	for _, l := range s.LinksNotFollowed {
+		fmt.Fprintf(w, "  %s\n", ingest.NotFollowed(l))
+	}
 	if len(s.Classes) > 0 {
 		if s.Incremental != nil {
 			fmt.Fprintln(w, "reply classes of the files read:")

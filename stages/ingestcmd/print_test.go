@@ -13,14 +13,15 @@ import (
 
 // The summary states what the result holds, line by line: the counts with
 // the failed and skipped files, what object storage returned, each file
-// skipped and why, the classes in the seed's order, where the tables are,
+// skipped and why, each link to a folder not followed, the classes in the seed's order, where the tables are,
 // an incremental run's counts with its notes, a compaction, whether the
 // dataset changed and which later tables were removed, and the log set.
 func TestPrintResult(t *testing.T) {
 	sum := ingest.Summary{Files: 5, Failed: 1, Skipped: 2, Samples: 1234, Bytes: 2_500_000, Elapsed: 1500 * time.Millisecond,
-		SkippedFiles: []ingest.Skipped{{Path: "/l/fifo.eval", Reason: "not a regular file (a named pipe)"}, {Path: "s3://b/notes.json", Reason: "a .json file that is not an Inspect log"}},
-		Classes:      map[string]int64{"answer": 1200, "silent": 4, "error": 30, "zz_unknown": 1},
-		Fetched:      objstore.Stats{Requests: 7, Bytes: 3_210_000}}
+		SkippedFiles:     []ingest.Skipped{{Path: "/l/fifo.eval", Reason: "not a regular file (a named pipe)"}, {Path: "s3://b/notes.json", Reason: "a .json file that is not an Inspect log"}},
+		LinksNotFollowed: []string{"/l/team"},
+		Classes:          map[string]int64{"answer": 1200, "silent": 4, "error": 30, "zz_unknown": 1},
+		Fetched:          objstore.Stats{Requests: 7, Bytes: 3_210_000}}
 	full := &ingest.Result{Summary: sum, Dir: "/d", Committed: true,
 		Set: ingest.SetSummary{Logs: 3, Samples: 40, ByReason: map[string]int64{logset.Retried: 2, logset.MergedShards: 1}}}
 	tables := "tables in /d/" + store.CurrentLink + " (DuckDB views: /d/" + store.ViewsFile + ")\n"
@@ -28,6 +29,7 @@ func TestPrintResult(t *testing.T) {
 		"fetched 3.2 MB from object storage in 7 GETs\n" +
 		"  skipped /l/fifo.eval: not a regular file (a named pipe)\n" +
 		"  skipped s3://b/notes.json: a .json file that is not an Inspect log\n" +
+		"  not followed: /l/team, a link to a folder outside the folders named (inspect_ai's listing does not follow it either); name it to read the logs in it\n" +
 		"reply classes:\n" +
 		"  error                  30\n" +
 		"  silent                  4\n" +
