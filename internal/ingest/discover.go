@@ -114,7 +114,7 @@ func discover(paths []string) (files []string, skipped []Skipped, unfollowed []s
 		if isDataset(p) {
 			return nil, nil, nil, cliutil.Usagef("ingest: %s is an empties dataset, not a folder of logs; name the logs it was ingested from", p)
 		}
-		if real, err := filepath.EvalSymlinks(p); err == nil {
+		if real, err := realPath(p); err == nil {
 			roots = append(roots, real)
 		}
 		err = filepath.WalkDir(root, func(q string, e fs.DirEntry, err error) error {
@@ -181,7 +181,7 @@ func discover(paths []string) (files []string, skipped []Skipped, unfollowed []s
 func outside(links, roots []string) []string {
 	var out []string
 	for _, l := range links {
-		real, err := filepath.EvalSymlinks(l)
+		real, err := realPath(l)
 		if err != nil {
 			continue
 		}
@@ -196,6 +196,15 @@ func outside(links, roots []string) []string {
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// realPath is p absolute, every link in it resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }
 
 // NotFollowed is the line that names a link to a folder not followed, in

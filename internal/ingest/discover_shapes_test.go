@@ -22,13 +22,15 @@ import (
 )
 
 // listing is what a discovery gives for some paths: the files it would
-// read, those it skips with why, and, when it refuses the paths, why.
+// read, those it skips with why, the links to folders outside the folders
+// named it did not follow, and, when it refuses the paths, why.
 // Paths are relative to the folder the tree is in (or the working folder
 // the paths were named from).
 type listing struct {
-	Files   []string
-	Skipped []Skipped
-	Refused string
+	Files      []string
+	Skipped    []Skipped
+	Unfollowed []string
+	Refused    string
 }
 
 func (l listing) String() string {
@@ -39,6 +41,9 @@ func (l listing) String() string {
 	for _, s := range l.Skipped {
 		fmt.Fprintf(&b, "  skipped %q: %s\n", s.Path, s.Reason)
 	}
+	for _, l := range l.Unfollowed {
+		fmt.Fprintf(&b, "  not followed %q\n", l)
+	}
 	if l.Refused != "" {
 		fmt.Fprintf(&b, "  refused: %s\n", l.Refused)
 	}
@@ -48,9 +53,10 @@ func (l listing) String() string {
 // wire is a listing as a child process prints it: every string hex-encoded,
 // since a path is bytes (a name need not be UTF-8) and JSON strings are not.
 type wire struct {
-	Files   []string    `json:"files"`
-	Skipped [][2]string `json:"skipped"`
-	Refused string      `json:"refused"`
+	Files      []string    `json:"files"`
+	Skipped    [][2]string `json:"skipped"`
+	Unfollowed []string    `json:"unfollowed"`
+	Refused    string      `json:"refused"`
 }
 
 func (w wire) decode(t *testing.T, base string) listing {
@@ -75,6 +81,9 @@ func (w wire) decode(t *testing.T, base string) listing {
 	}
 	for _, s := range w.Skipped {
 		l.Skipped = append(l.Skipped, Skipped{rel(s[0]), unhex(s[1])})
+	}
+	for _, u := range w.Unfollowed {
+		l.Unfollowed = append(l.Unfollowed, rel(u))
 	}
 	return l
 }
@@ -106,22 +115,25 @@ func discoverChild(arg string) int {
 		}
 		paths = append(paths, string(b))
 	}
-	files, skipped, err := Discover(paths)
-	w := wire{Files: []string{}, Skipped: [][2]string{}}
-	for _, f := range files {
-		w.Files = append(w.Files, hex.EncodeToString([]byte(f)))
+	w := discoverWire(paths)
+	if err := json.NewEncoder(os.Stdout).Encode(w); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
 	}
+	return 0
+}
+
+// discoverWire is discover's listing of paths, on the wire.
+func discoverWire(paths []string) wire {
+	files, skipped, unfollowed, err := discover(paths)
+	w := wire{Files: hexArgs(files), Skipped: [][2]string{}, Unfollowed: hexArgs(unfollowed)}
 	for _, s := range skipped {
 		w.Skipped = append(w.Skipped, [2]string{hex.EncodeToString([]byte(s.Path)), hex.EncodeToString([]byte(s.Reason))})
 	}
 	if err != nil {
 		w.Refused = hex.EncodeToString([]byte(err.Error()))
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(w); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	return 0
+	return w
 }
 
 // hexArgs is paths as the children read them.
@@ -185,14 +197,7 @@ func goListing(t *testing.T, cwd string, drop []string, paths []string) listing 
 	var w wire
 	if drop == nil {
 		t.Chdir(cwd)
-		files, skipped, err := Discover(paths)
-		w = wire{Files: hexArgs(files)}
-		for _, s := range skipped {
-			w.Skipped = append(w.Skipped, [2]string{hex.EncodeToString([]byte(s.Path)), hex.EncodeToString([]byte(s.Reason))})
-		}
-		if err != nil {
-			w.Refused = hex.EncodeToString([]byte(err.Error()))
-		}
+		w = discoverWire(paths)
 	} else {
 		arg, err := json.Marshal(hexArgs(paths))
 		if err != nil {
@@ -301,6 +306,12 @@ func shapesTree(t *testing.T) string {
 	link("loop2.eval", "loop.eval")
 	link("d.eval", "sub")
 	link("linkdir", "sub")
+	// links to folders, not followed: named where the folder is outside the
+	// folders named (outdir; sub/up where sub is named alone), not where it
+	// is inside (linkdir, sub/up in the tree walked) or the name is left out
+	link("outdir", "/")
+	link(".outdir", "/")
+	link("sub/up", "..")
 	link("through.eval", "locked/x.eval")
 	// permissions: a folder that cannot be read; one that can be listed but
 	// not entered (its files are found, and fail when read); a .json that
@@ -363,6 +374,7 @@ var shapeCases = []shapeCase{
 				{"sock.eval", "not a regular file (a socket)"},
 				{"through.eval", "a symbolic link that cannot be followed (permission denied)"},
 			},
+			Unfollowed: []string{"outdir"},
 		},
 	},
 	{
@@ -383,6 +395,7 @@ var shapeCases = []shapeCase{
 				{"locked", "a folder that cannot be read (permission denied)"},
 				{"sock.eval", "not a regular file (a socket)"},
 			},
+			Unfollowed: []string{"d.eval/up", "linkdir/up", "sub/up"},
 		},
 	},
 	{
@@ -393,8 +406,9 @@ var shapeCases = []shapeCase{
 		paths:    func(string) []string { return []string{"a.eval", "sub", "locked"} },
 		fromLink: true,
 		want: listing{
-			Files:   []string{"a.eval", "sub/b.eval", "sub/deeper/c.json"},
-			Skipped: []Skipped{{"locked", "a folder that cannot be read (permission denied)"}},
+			Files:      []string{"a.eval", "sub/b.eval", "sub/deeper/c.json"},
+			Skipped:    []Skipped{{"locked", "a folder that cannot be read (permission denied)"}},
+			Unfollowed: []string{"sub/up"},
 		},
 	},
 	refusal("a .json named that is not a log", []string{"a.eval", "notes.json"}, "notes.json: "+notALogWhy),
@@ -488,14 +502,14 @@ func pyListing(t *testing.T, cwd string, drop []string, paths []string) listing 
 	t.Helper()
 	const script = `
 import json, os, sys
-from empties.discover import ListingError, list_logs
+from empties.discover import ListingError, list_logs_and_links
 h = lambda s: os.fsencode(s).hex()
 paths = [os.fsdecode(bytes.fromhex(p)) for p in json.loads(sys.argv[1])]
 try:
-    files, skipped = list_logs(paths)
-    out = {"files": [h(f) for f in files], "skipped": [[h(p), h(w)] for p, w in skipped], "refused": ""}
+    (files, skipped), links = list_logs_and_links(paths)
+    out = {"files": [h(f) for f in files], "skipped": [[h(p), h(w)] for p, w in skipped], "unfollowed": [h(l) for l in links], "refused": ""}
 except ListingError as e:
-    out = {"files": [], "skipped": [], "refused": h(str(e))}
+    out = {"files": [], "skipped": [], "unfollowed": [], "refused": h(str(e))}
 print(json.dumps(out))
 `
 	py, env := testutil.Python(t)
@@ -512,5 +526,5 @@ print(json.dumps(out))
 }
 
 func equalListings(a, b listing) bool {
-	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Skipped, b.Skipped) && a.Refused == b.Refused
+	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Skipped, b.Skipped) && slices.Equal(a.Unfollowed, b.Unfollowed) && a.Refused == b.Refused
 }

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from empties.discover import ListingError, list_logs, opens_like_log
+from empties.discover import ListingError, list_logs, list_logs_and_links, not_followed, opens_like_log
 from empties.vocabulary import vocabulary
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -143,3 +143,25 @@ def test_relative_paths_are_named_from_the_working_folder_as_the_shell_names_it(
     assert list_logs(["a.eval"]).files == [str(tmp_path / "via" / "a.eval")]
     monkeypatch.setenv("PWD", str(tmp_path))  # not this folder: ignored
     assert list_logs(["a.eval"]).files == [os.path.join(os.path.realpath(tmp_path / "real"), "a.eval")]
+
+
+def test_links_to_folders_outside_are_named(fixtures: Path, tmp_path: Path) -> None:
+    logs, outside = tmp_path / "logs", tmp_path / "outside"
+    (logs / "run1").mkdir(parents=True)
+    outside.mkdir()
+    shutil.copy(fixtures / "silent.eval", logs / "run1" / "a.eval")
+    shutil.copy(fixtures / "silent.eval", outside / "b.eval")
+    (logs / "latest").symlink_to("run1")  # into a folder read anyway: not named
+    (logs / "team").symlink_to("../outside")
+    (logs / ".hidden").symlink_to("../outside")  # a name the walk leaves out
+    (logs / "run1" / "up").symlink_to("../..")
+    (files, skipped), links = list_logs_and_links([str(logs)])
+    assert [os.path.relpath(f, tmp_path) for f in files] == ["logs/run1/a.eval"] and skipped == []
+    assert [os.path.relpath(p, tmp_path) for p in links] == ["logs/run1/up", "logs/team"]
+    assert list_logs_and_links([str(logs), str(outside)])[1] == [str(logs / "run1" / "up")]
+    assert list_logs_and_links([str(tmp_path)])[1] == []
+    env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-m", "empties", "classify", str(logs)],
+                       capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert p.returncode == 0, p.stderr
+    assert not_followed(str(logs / "team")) in p.stderr.splitlines()

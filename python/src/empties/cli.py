@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from .classify import classify
-from .discover import ListingError, list_logs, open_regular
+from .discover import ListingError, list_logs_and_links, not_followed, open_regular
 from .reply import REPLY_RULES, ReplyRule
 from .vocabulary import vocabulary
 
@@ -105,11 +105,13 @@ def run_classify(paths: Sequence[str], out: IO[str], err: IO[str], progress: boo
     A write to ``out`` that fails (a closed pipe) is raised, not reported as the log's.
     """
     try:
-        files, skipped = list_logs(paths)
+        (files, skipped), links = list_logs_and_links(paths)
     except ListingError as e:
         raise UsageError(str(e)) from None
     for q, why in skipped:
         print(f"skipped {q}: {why}", file=err)
+    for link in links:
+        print(not_followed(link), file=err)
     failed = samples = 0
     for i, path in enumerate(files, 1):
         try:

@@ -11,8 +11,10 @@ dataset marker) are the shipped vocabulary's, exported from Go
 * a folder gives every ``.eval`` file and every ``.json`` file that opens like
   a log, recursively; dot folders, ``<name>.checkpoints`` folders and empties
   datasets below it are left out, silently; a folder named may be a link to
-  one, links to folders below it are not followed; a folder that cannot be
-  read is skipped, named, and the rest is read;
+  one, links to folders below it are not followed (those whose folder lies
+  outside the folders named are :func:`list_logs_and_links`' second list:
+  their logs are not read); a folder that cannot be read is skipped, named,
+  and the rest is read;
 * a file named is taken whatever its name (it is read by its bytes), but a
   ``.json`` file named that does not open like a log is refused, as are a path
   that cannot be looked at and an empties dataset named: :class:`ListingError`,
@@ -31,7 +33,7 @@ from typing import NamedTuple
 
 from .vocabulary import vocabulary
 
-__all__ = ["ListingError", "Listing", "list_logs", "open_regular"]
+__all__ = ["ListingError", "Listing", "list_logs", "list_logs_and_links", "not_followed", "open_regular"]
 
 _D = vocabulary().discovery
 _LOG_KEYS = tuple(f'"{k}"'.encode() for k in _D.json_first_keys)
@@ -56,6 +58,24 @@ class Listing(NamedTuple):
 
 def list_logs(paths: Sequence[str]) -> Listing:
     """The logs under ``paths``, as empties' ingest lists them; raises :class:`ListingError`."""
+    return list_logs_and_links(paths)[0]
+
+
+def not_followed(link: str) -> str:
+    """The line that names a link to a folder not followed (Go's ingest.NotFollowed)."""
+    return (
+        f"not followed: {link}, a link to a folder outside the folders named"
+        " (inspect_ai's listing does not follow it either); name it to read the logs in it"
+    )
+
+
+def list_logs_and_links(paths: Sequence[str]) -> tuple[Listing, list[str]]:
+    """:func:`list_logs`, and the links to folders below the folders named that were
+    not followed and whose folder lies outside every folder named (absolute, sorted):
+    their logs are not read. A link into a folder the walk reads anyway
+    (``latest -> run-3``) is not among them, nor one whose name a walk leaves out."""
+    links: list[str] = []
+    roots: list[str] = []
     files: list[str] = []
     skipped: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -91,13 +111,23 @@ def list_logs(paths: Sequence[str]) -> Listing:
             continue
         if _is_dataset(p):
             raise ListingError(f"{p} is an empties dataset, not a folder of logs; name the logs it was ingested from")
-        _walk(p, add, skip)
+        roots.append(os.path.realpath(p))
+        _walk(p, add, skip, links)
     files.sort(key=os.fsencode)
     skipped.sort(key=lambda s: os.fsencode(s[0]))
-    return Listing(files, skipped)
+    return Listing(files, skipped), _outside(links, roots)
 
 
-def _walk(top: str, add: Callable[[str], None], skip: Callable[[str, str], None]) -> None:
+def _outside(links: list[str], roots: list[str]) -> list[str]:
+    out: set[str] = set()
+    for link in links:
+        real = os.path.realpath(link)
+        if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+            out.add(_abspath(link))
+    return sorted(out, key=os.fsencode)
+
+
+def _walk(top: str, add: Callable[[str], None], skip: Callable[[str, str], None], links: list[str]) -> None:
     # os.scandir follows top where it is a link to a folder; entries below are
     # looked at without following links (is_dir(follow_symlinks=False)).
     stack = [top]
@@ -117,6 +147,8 @@ def _walk(top: str, add: Callable[[str], None], skip: Callable[[str, str], None]
             is_eval = ent.name.endswith(_D.eval_suffix)
             is_json = ent.name.endswith(_D.json_suffix) and ent.name not in _D.not_logs
             if not is_eval and not is_json:
+                if ent.is_symlink() and not _skip_dir(ent.name) and _is_folder(ent.path) and not _is_dataset(ent.path):
+                    links.append(ent.path)
                 continue
             if not ent.is_file(follow_symlinks=False):
                 try:
@@ -140,6 +172,13 @@ def _walk(top: str, add: Callable[[str], None], skip: Callable[[str, str], None]
 
 def _skip_dir(name: str) -> bool:
     return name.startswith(_D.hidden_prefix) or name.endswith(_D.companion_suffix)
+
+
+def _is_folder(p: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(p).st_mode)
+    except OSError:
+        return False
 
 
 def _is_dataset(d: str) -> bool:
