@@ -55,6 +55,20 @@ func (r record) Str(col string) string {
 
 func (r record) Has(col string) bool { return r.get(col) != nil }
 
+// List is a list column's items as text, joined with ", " ("" for an
+// empty list or NULL); another column's value as Str gives it.
+func (r record) List(col string) string {
+	xs, ok := r.get(col).([]any)
+	if !ok {
+		return r.Str(col)
+	}
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = sqlfmt.Format(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (r record) Int(col string) int64 {
 	switch x := r.get(col).(type) {
 	case int64:

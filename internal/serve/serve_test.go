@@ -873,6 +873,42 @@ func TestTurnsOnThePages(t *testing.T) {
 	}
 }
 
+// A sample's facts read as words: its tool calls "none" or their count and
+// functions ("1: add", never "0 []" or a list's brackets), tools offered
+// yes, no or unknown (not true or false), tokens the log
+// does not show "unknown", and max_tokens with who set it or "unset
+// (provider default)", each as replies holds it.
+func TestSampleFactsRead(t *testing.T) {
+	dir := dataset(t, testutil.Path(t, "testdata", "turns"))
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
+	rows := testutil.Query(t, dir, `SELECT log_id, sample_id, tool_call_count::VARCHAR, array_to_string(tool_call_functions, ', '),
+		coalesce(output_tokens::VARCHAR, 'unknown'), coalesce(max_tokens::VARCHAR || ' (set by ' || max_tokens_source || ')', 'unset (provider default)'),
+		CASE tools_offered WHEN true THEN 'yes' WHEN false THEN 'no' ELSE 'unknown (the log does not show it)' END
+		FROM replies ORDER BY sample_id`)
+	cellRe := regexp.MustCompile(`<tr><th>(tool calls|tokens)</th><td>(.*?)</td></tr>`)
+	calls := 0
+	for _, r := range rows {
+		body := page(t, hs.URL, "/sample?"+url.Values{"log": {r[0]}, "id": {r[1]}, "epoch": {"1"}}.Encode())
+		cells := map[string]string{}
+		for _, m := range cellRe.FindAllStringSubmatch(body, -1) {
+			cells[m[1]] = m[2]
+		}
+		want := "none"
+		if r[2] != "0" {
+			want, calls = r[2]+": "+r[3], calls+1
+		}
+		if want += " · tools offered: " + r[6]; cells["tool calls"] != want {
+			t.Errorf("%s: tool calls %q, want %q", r[1], cells["tool calls"], want)
+		}
+		if tok := cells["tokens"]; !strings.HasPrefix(tok, "output "+r[4]) || !strings.HasSuffix(tok, "max_tokens "+r[5]) {
+			t.Errorf("%s: tokens %q, want output %s … max_tokens %s", r[1], tok, r[4], r[5])
+		}
+	}
+	if len(rows) == 0 || calls == 0 {
+		t.Errorf("%d samples, %d with tool calls: the fixture no longer has both kinds", len(rows), calls)
+	}
+}
+
 // A judge inside the solver is no final reply: where the study places a log
 // in an eval whose judge runs in the solver (AIR-Bench's annotate, the
 // profile fixture through rescore with the study's manifest), the sample

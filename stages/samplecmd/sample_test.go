@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -84,6 +85,21 @@ func TestSampleHTMLEscapesAndCoversDraw(t *testing.T) {
 	}
 	if errs == 0 {
 		t.Error("no drawn reply has a sample_error: the check above checked nothing")
+	}
+	// Tool calls read "none" or their count and functions, never "0 " with
+	// nothing after it.
+	calls := 0
+	for _, it := range items {
+		want := "none (tools offered: "
+		if it.ToolCallCount > 0 {
+			want, calls = fmt.Sprintf("%d: %s (tools offered: ", it.ToolCallCount, strings.Join(it.ToolFunctions, ", ")), calls+1
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: the page lacks its tool calls %q", it.SampleID, want)
+		}
+	}
+	if calls == 0 || strings.Contains(text, "0  (tools offered") {
+		t.Errorf("no drawn reply has tool calls (%d), or one without reads \"0  (tools offered\"", calls)
 	}
 	if bytes.Contains(page, []byte("<think>")) {
 		t.Errorf("raw model text reached the page unescaped")
