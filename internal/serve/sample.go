@@ -13,6 +13,7 @@ import (
 	"empties/internal/classify"
 	"empties/internal/duck"
 	"empties/internal/evallog"
+	"empties/internal/numfmt"
 	"empties/internal/sqlfmt"
 	"empties/internal/vocab"
 )
@@ -560,7 +561,7 @@ func outputOf(d *evallog.DecodedSample, raw json.RawMessage) (*outputView, error
 	if err := decodeRaw(raw, &o); err != nil {
 		return nil, fmt.Errorf("model output: %w", err)
 	}
-	v := &outputView{Model: o.Model, NChoices: len(o.Choices), Error: errorText(o.Error), Usage: compactJSON(o.Usage), Completion: d.Resolve(o.Completion)}
+	v := &outputView{Model: o.Model, NChoices: len(o.Choices), Error: errorText(o.Error), Usage: usageText(o.Usage), Completion: d.Resolve(o.Completion)}
 	if len(o.Choices) > 0 {
 		c := o.Choices[0]
 		m, err := messageOf(d, c.Message)
@@ -626,6 +627,38 @@ func resolveAll(d *evallog.DecodedSample, v any) any {
 		}
 	}
 	return v
+}
+
+// usageText reads a call's usage as words, its members in the log's order:
+// {"input_tokens":606,"output_tokens":104,"input_tokens_cache_read":0}
+// reads "input 606 · output 104 · input cache read 0" (a count's "_tokens"
+// left out, thousands separated); a member that is no whole number keeps
+// its JSON, and usage that is no object is its compact JSON.
+func usageText(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(raw)))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return compactJSON(raw)
+	}
+	var parts []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return compactJSON(raw)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return compactJSON(raw)
+		}
+		key, _ := k.(string)
+		label := strings.ReplaceAll(strings.Replace(key, "_tokens", "", 1), "_", " ")
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			parts = append(parts, label+" "+numfmt.Count(n))
+		} else {
+			parts = append(parts, label+" "+compactJSON(v))
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func compactJSON(raw json.RawMessage) string {

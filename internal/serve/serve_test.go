@@ -875,7 +875,8 @@ func TestTurnsOnThePages(t *testing.T) {
 
 // A sample's facts read as words: its tool calls "none" or their count and
 // functions ("1: add", never "0 []" or a list's brackets), tools offered
-// yes, no or unknown (not true or false), tokens the log
+// yes, no or unknown (not true or false), a call's usage as words ("usage:
+// input 10 · output 5 · total 15", not JSON), tokens the log
 // does not show "unknown", and max_tokens with who set it or "unset
 // (provider default)", each as replies holds it.
 func TestSampleFactsRead(t *testing.T) {
@@ -883,7 +884,8 @@ func TestSampleFactsRead(t *testing.T) {
 	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
 	rows := testutil.Query(t, dir, `SELECT log_id, sample_id, tool_call_count::VARCHAR, array_to_string(tool_call_functions, ', '),
 		coalesce(output_tokens::VARCHAR, 'unknown'), coalesce(max_tokens::VARCHAR || ' (set by ' || max_tokens_source || ')', 'unset (provider default)'),
-		CASE tools_offered WHEN true THEN 'yes' WHEN false THEN 'no' ELSE 'unknown (the log does not show it)' END
+		CASE tools_offered WHEN true THEN 'yes' WHEN false THEN 'no' ELSE 'unknown (the log does not show it)' END,
+		'usage: input ' || input_tokens || ' · output ' || output_tokens || ' · total ' || (input_tokens + output_tokens)
 		FROM replies ORDER BY sample_id`)
 	cellRe := regexp.MustCompile(`<tr><th>(tool calls|tokens)</th><td>(.*?)</td></tr>`)
 	calls := 0
@@ -899,6 +901,9 @@ func TestSampleFactsRead(t *testing.T) {
 		}
 		if want += " · tools offered: " + r[6]; cells["tool calls"] != want {
 			t.Errorf("%s: tool calls %q, want %q", r[1], cells["tool calls"], want)
+		}
+		if !strings.Contains(body, r[7]) || strings.Contains(body, `"input_tokens"`) {
+			t.Errorf("%s: the reply's call does not read %q, or shows usage as JSON", r[1], r[7])
 		}
 		if tok := cells["tokens"]; !strings.HasPrefix(tok, "output "+r[4]) || !strings.HasSuffix(tok, "max_tokens "+r[5]) {
 			t.Errorf("%s: tokens %q, want output %s … max_tokens %s", r[1], tok, r[4], r[5])
