@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ type pageFacts struct {
 	TurnRows      int                 `json:"turnRows"`     // rows of the multi-turn cells' table
 	TurnExamples  []string            `json:"turnExamples"` // each empty turn's class, in page order
 	Overs         map[string]float64  `json:"overs"`        // px each table is wider than its box (it scrolls sideways), by its box's id
+	Tight         []string            `json:"tight"`        // the tables page.js let fold their intervals (wider than their box at their widest), by their box's id
 }
 
 // facts is run in the page after its charts are drawn. Boxes are the
@@ -84,6 +86,7 @@ const factsJS = `(() => {
     turnsLine: (document.querySelector('p.turns-line') || {}).innerText || '',
     turnsLineTop: document.querySelector('p.turns-line') ? box(document.querySelector('p.turns-line')).bottom : -1,
     turnRows: document.querySelectorAll('#t-turn-rates tbody tr').length,
+    tight: [...document.querySelectorAll('table.tight')].map(t => (t.closest('[id]') || {}).id),
     overs: Object.fromEntries([...document.querySelectorAll('div.scroll')].map(e => [(e.closest('[id]') || {}).id, e.scrollWidth - e.clientWidth])),
     turnExamples: (t => t ? [...t.querySelectorAll('tbody tr')].map(r => r.cells[[...t.querySelectorAll('thead th')].findIndex(h => h.textContent === 'class')].textContent) : [])(document.querySelector('#t-turn-examples table')),
     dupIDs: Object.entries([...document.querySelectorAll('[id]')].reduce((m, e) => (m[e.id] = (m[e.id] || 0) + 1, m), {})).filter(([, n]) => n > 1).map(([id]) => id),
@@ -466,8 +469,11 @@ func TestDemoPageInChromium(t *testing.T) {
 // The exploration page of the shared wild corpus (real providers' logs, no
 // manifest), at 1400 and 900 px: every chart drawn, nothing cut, broken or
 // squeezed; at 1400 px the empty turns' table (a real content filter
-// mid-trajectory) fits, and so do the rates' and reply sources' tables,
-// whose bedrock model names break at their namespace dots; no word of a study without a manifest (arm, route) in its
+// mid-trajectory) fits, and so do the rates', reply sources' and
+// truncation tables, whose bedrock model names break at their namespace
+// dots and whose widest intervals go under their estimates (page.js marks
+// the truncation table, 10 px too wide otherwise, and leaves the first
+// screen's by-model table, which fits, as it is); no word of a study without a manifest (arm, route) in its
 // text.
 func TestWildCorpusPageInChromium(t *testing.T) {
 	out := writeReport(t, exploreDataset(t, filepath.Join(testutil.WildCorpus(t), "logs")))
@@ -476,7 +482,10 @@ func TestWildCorpusPageInChromium(t *testing.T) {
 		checkGeometry(t, out, w, got, layout)
 		checkExamples(t, got)
 		checkCards(t, out, got)
-		for _, id := range []string{"t-turn-examples", "x-non-answer-rates", "x-reply-sources"} {
+		if w == widths[0] && (slices.Contains(got.Tight, "t-by-model") || !slices.Contains(got.Tight, "x-truncation-by-max-tokens")) {
+			t.Errorf("at %d px the tables folding their intervals are %v: want the truncation table's (10 px too wide unfolded), not the first screen's by-model table, which fits unfolded", w, got.Tight)
+		}
+		for _, id := range []string{"t-turn-examples", "x-non-answer-rates", "x-reply-sources", "x-truncation-by-max-tokens"} {
 			if over, ok := got.Overs[id]; w == widths[0] && !ok {
 				t.Errorf("no table #%s on the page", id)
 			} else if w == widths[0] && over > 0 {
