@@ -568,7 +568,7 @@ func outputOf(d *evallog.DecodedSample, raw json.RawMessage) (*outputView, error
 		if err != nil {
 			return nil, err
 		}
-		v.Message, v.StopReason, v.StopDetails = m, c.StopReason, compactJSON(c.StopDetails)
+		v.Message, v.StopReason, v.StopDetails = m, c.StopReason, stopDetailsText(c.StopDetails)
 	}
 	return v, nil
 }
@@ -632,9 +632,25 @@ func resolveAll(d *evallog.DecodedSample, v any) any {
 // usageText reads a call's usage as words, its members in the log's order:
 // {"input_tokens":606,"output_tokens":104,"input_tokens_cache_read":0}
 // reads "input 606 · output 104 · input cache read 0" (a count's "_tokens"
-// left out, thousands separated); a member that is no whole number keeps
-// its JSON, and usage that is no object is its compact JSON.
+// left out).
 func usageText(raw json.RawMessage) string {
+	return objectWords(raw, " · ", func(k string) string {
+		return strings.ReplaceAll(strings.Replace(k, "_tokens", "", 1), "_", " ")
+	})
+}
+
+// stopDetailsText reads a choice's stop_details as words, as the report's
+// examples do: {"type":"refusal","category":"cyber","explanation":null}
+// reads "type refusal, category cyber".
+func stopDetailsText(raw json.RawMessage) string {
+	return objectWords(raw, ", ", func(k string) string { return k })
+}
+
+// objectWords is a JSON object's members as "label value", in its order,
+// joined with sep: a string as its text, a whole number thousands
+// separated, a null left out, any other value as its compact JSON. What is
+// no object is its compact JSON.
+func objectWords(raw json.RawMessage, sep string, label func(string) string) string {
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(raw)))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -651,14 +667,16 @@ func usageText(raw json.RawMessage) string {
 			return compactJSON(raw)
 		}
 		key, _ := k.(string)
-		label := strings.ReplaceAll(strings.Replace(key, "_tokens", "", 1), "_", " ")
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			parts = append(parts, label+" "+numfmt.Count(n))
-		} else {
-			parts = append(parts, label+" "+compactJSON(v))
+		var text string
+		if err := json.Unmarshal(v, &text); err == nil && len(v) > 0 && v[0] == '"' {
+			parts = append(parts, label(key)+" "+text)
+		} else if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			parts = append(parts, label(key)+" "+numfmt.Count(n))
+		} else if string(v) != "null" {
+			parts = append(parts, label(key)+" "+compactJSON(v))
 		}
 	}
-	return strings.Join(parts, " · ")
+	return strings.Join(parts, sep)
 }
 
 func compactJSON(raw json.RawMessage) string {

@@ -914,6 +914,25 @@ func TestSampleFactsRead(t *testing.T) {
 	}
 }
 
+// A choice's stop_details reads as words ("stop_details: type refusal,
+// category cyber"), as the report's examples read it, not as JSON: every
+// reply of testdata/classify with stop_details.
+func TestStopDetailsRead(t *testing.T) {
+	dir := dataset(t, testutil.Path(t, "testdata", "classify"))
+	_, hs := server(t, serve.Options{Data: dir, Loopback: false})
+	rows := testutil.Query(t, dir, `SELECT log_id, sample_id, epoch::VARCHAR, 'stop_details: type ' || stop_details_type ||
+		coalesce(', category ' || stop_details_category, '') FROM replies WHERE stop_details_type IS NOT NULL AND reply_source = 'model_event'`)
+	for _, r := range rows {
+		body := page(t, hs.URL, "/sample?"+url.Values{"log": {r[0]}, "id": {r[1]}, "epoch": {r[2]}}.Encode())
+		if !strings.Contains(body, r[3]) || strings.Contains(body, `stop_details <code>`) {
+			t.Errorf("%s: the page does not read %q, or shows stop_details as JSON", r[1], r[3])
+		}
+	}
+	if len(rows) < 2 {
+		t.Errorf("%d replies with stop_details: the fixtures no longer have them", len(rows))
+	}
+}
+
 // A judge inside the solver is no final reply: where the study places a log
 // in an eval whose judge runs in the solver (AIR-Bench's annotate, the
 // profile fixture through rescore with the study's manifest), the sample
