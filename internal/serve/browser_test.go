@@ -281,6 +281,11 @@ func TestInChromium(t *testing.T) {
 	if n := eval[int](t, b, `document.querySelectorAll('#sql-result tbody tr').length`); strconv.Itoa(n) != testutil.Query(t, dir, "SELECT count(DISTINCT class) FROM replies")[0][0] {
 		t.Errorf("the query's result has %d rows", n)
 	}
+	// a column of numbers is aligned right, its header too; a column of names left
+	align := eval[string](t, b, `[...document.querySelectorAll('#sql-result tr')].map(r => [...r.cells].map(c => getComputedStyle(c).textAlign.replace('start', 'left')).join(' ')).filter((x, i, a) => a.indexOf(x) === i).join('|')`)
+	if align != "left right" {
+		t.Errorf("the result's columns (class, n) align %q, want every row \"left right\"", align)
+	}
 	geometry(t, b, "sql")
 	screenshot(t, b, "serve-sql")
 	if got := testutil.TreeSum(t, dir); got != before {

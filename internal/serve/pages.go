@@ -168,6 +168,7 @@ type sqlView struct {
 	Query    string
 	Cols     []string
 	Rows     [][]string
+	Numeric  []bool // each column is numbers on this page (right-aligned)
 	Error    string
 	Refused  bool
 	Held     bool // a link of another site's page: shown, not run
@@ -267,6 +268,11 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		return
 	}
 	v.Cols = cols
+	width := len(cols)
+	for _, r := range v.Rows {
+		width = max(width, len(r))
+	}
+	v.Numeric = numericColumns(width, v.Rows)
 	v.From = offset + 1
 	base := url.Values{"q": {v.Query}}
 	v.CSV = "/sql.csv?" + base.Encode()
@@ -278,6 +284,28 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		b := url.Values{"q": {v.Query}, "page": {strconv.Itoa(v.Page + 1)}}
 		v.Next = "/sql?" + b.Encode()
 	}
+}
+
+// numericColumns says which of n columns hold numbers only, on rows (a
+// NULL aside, and at least one number): the page aligns them right, as
+// DuckDB's own shell does. The rows are the CSV's text, the types gone.
+func numericColumns(n int, rows [][]string) []bool {
+	out := make([]bool, n)
+	for c := range out {
+		seen, all := false, true
+		for _, r := range rows {
+			if c >= len(r) || r[c] == "NULL" {
+				continue
+			}
+			if _, err := strconv.ParseFloat(r[c], 64); err != nil {
+				all = false
+				break
+			}
+			seen = true
+		}
+		out[c] = seen && all
+	}
+	return out
 }
 
 // serveSQLCSV sends the whole result of a query as CSV.

@@ -269,8 +269,9 @@ func TestBrowserCountsMatchSQL(t *testing.T) {
 var rowRe = regexp.MustCompile(`<a class="open" href="/sample\?epoch=(\d+)&amp;from=[^"]*&amp;id=([^"&]*)&amp;log=([0-9a-f]+)"`)
 
 // rowKeys lists the page's rows as log/id/epoch.
-// A value's cell in the SQL box's result (sql.html).
-const cellOpen, cellClose = `<td><div class="c s">`, `</div></td>`
+// A value's cell in the SQL box's result (sql.html), whatever its
+// alignment (<td> or, in a column of numbers, <td class="n">).
+const cellOpen, cellClose = `><div class="c s">`, `</div></td>`
 
 func rowKeys(body string) []string {
 	var out []string
