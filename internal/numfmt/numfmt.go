@@ -71,6 +71,19 @@ func Plural(n int64, one, many string) string {
 	return Count(n) + " " + many
 }
 
+// ToolCalls is how a reply's tool calls read on a page (the report's
+// examples, serve's sample page, sample's review page): "none", or their
+// count and functions, "2: bash, python" (functions already joined).
+func ToolCalls(n int64, functions string) string {
+	switch {
+	case n == 0:
+		return "none"
+	case functions == "":
+		return strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10) + ": " + functions
+}
+
 // Number renders any other float: integers as integers, else four
 // significant digits without an exponent where that stays short.
 func Number(x float64) string {

@@ -49,4 +49,13 @@ func TestFormats(t *testing.T) {
 			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		n         int64
+		functions string
+		want      string
+	}{{0, "", "none"}, {1, "bash", "1: bash"}, {2, "bash, python", "2: bash, python"}, {1, "", "1"}} {
+		if got := ToolCalls(c.n, c.functions); got != c.want {
+			t.Errorf("ToolCalls(%d, %q) = %q, want %q", c.n, c.functions, got, c.want)
+		}
+	}
 }

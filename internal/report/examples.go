@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"empties/internal/errtext"
+	"empties/internal/numfmt"
 	"empties/internal/vocab"
 )
 
@@ -168,10 +169,7 @@ func (b *builder) exampleBlock(e example, cols []string, seeds map[string]string
 		stop += " (details: " + strings.Join(details, ", ") + ")"
 	}
 	facts = append(facts, field{label: "stop reason", note: stop})
-	tools := "none"
-	if k := e.n("tool_call_count"); k > 0 {
-		tools = fmt.Sprintf("%d: %s", k, e.s("tool_call_functions"))
-	}
+	tools := numfmt.ToolCalls(e.n("tool_call_count"), e.s("tool_call_functions"))
 	switch {
 	case e["tools_offered"] == nil:
 		tools += " (tools offered: not in the log)"

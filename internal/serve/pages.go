@@ -373,6 +373,7 @@ func parseTemplates() (*template.Template, error) {
 		},
 		"splitMessages": splitMessages,
 		"plural":        func(n int, word string) string { return numfmt.Plural(int64(n), word, word+"s") },
+		"toolCalls":     numfmt.ToolCalls,
 		"facetArgs":     func(key string, it facetItem) map[string]any { return map[string]any{"Key": key, "Item": it} },
 	}
 	return template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")

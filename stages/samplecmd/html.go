@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"empties/internal/numfmt"
 )
 
 type htmlClass struct {
@@ -64,7 +66,7 @@ func fields(it Item) []fieldRow {
 		{"refusal (text flag)", fmt.Sprint(it.Refusal)},
 		{"output_error", s(it.OutputError)},
 		{"text_blank", fmt.Sprint(it.TextBlank)},
-		{"tool calls", toolCalls(it.ToolCallCount, it.ToolFunctions) + " (tools offered: " + triState(it.ToolsOffered) + ")"},
+		{"tool calls", numfmt.ToolCalls(it.ToolCallCount, strings.Join(it.ToolFunctions, ", ")) + " (tools offered: " + triState(it.ToolsOffered) + ")"},
 		{"reasoning", fmt.Sprintf("present %v, %d chars, redacted %v", it.Reasoning, it.ReasoningChars, it.Redacted)},
 		{"max_tokens", i(it.MaxTokens) + " (" + it.MaxTokensSource + ")"},
 		{"output / reasoning tokens", i(it.OutputTokens) + " / " + i(it.ReasoningTokens)},
@@ -116,16 +118,4 @@ func triState(b *bool) string {
 		return "unknown"
 	}
 	return fmt.Sprint(*b)
-}
-
-// toolCalls is a reply's tool calls: "none", or their count and functions
-// ("2: bash, python").
-func toolCalls(n int64, functions []string) string {
-	if n == 0 {
-		return "none"
-	}
-	if len(functions) == 0 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%d: %s", n, strings.Join(functions, ", "))
 }
