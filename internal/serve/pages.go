@@ -268,11 +268,7 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 		return
 	}
 	v.Cols = cols
-	width := len(cols)
-	for _, r := range v.Rows {
-		width = max(width, len(r))
-	}
-	v.Numeric = numericColumns(width, v.Rows)
+	v.Numeric = numericColumns(len(cols), v.Rows)
 	v.From = offset + 1
 	base := url.Values{"q": {v.Query}}
 	v.CSV = "/sql.csv?" + base.Encode()
@@ -286,10 +282,14 @@ func (s *Server) runSQL(r *http.Request, g *generation, v *sqlView) {
 	}
 }
 
-// numericColumns says which of n columns hold numbers only, on rows (a
-// NULL aside, and at least one number): the page aligns them right, as
-// DuckDB's own shell does. The rows are the CSV's text, the types gone.
+// numericColumns says which columns hold numbers only, on rows (a NULL
+// aside, and at least one number): the page aligns them right, as DuckDB's
+// own shell does. The rows are the CSV's text, the types gone. It has an
+// entry for each of the n columns and for any cell a row has past them.
 func numericColumns(n int, rows [][]string) []bool {
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
 	out := make([]bool, n)
 	for c := range out {
 		seen, all := false, true

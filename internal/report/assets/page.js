@@ -1,5 +1,6 @@
 // The report page's own script: sortable table columns, the filter boxes,
-// wide tables' intervals folded under their estimates, and the charts (Vega-Lite specs drawn by the vendored vega-embed). It
+// wide tables' intervals folded under their estimates, and the charts
+// (Vega-Lite specs drawn by the vendored vega-embed). It
 // fetches nothing; the page's Content-Security-Policy allows only the
 // scripts inlined in it, by hash, and no eval (charts use the interpreter).
 (function () {
@@ -60,12 +61,15 @@
   // (class tight: the browser then wraps only the widest ones), so that it
   // fits where that is enough; a table that fits is left as it is. Measured
   // again when the window changes width and when a folded table opens.
+  // Every table is unmarked first and measured after, so that the page is
+  // laid out once, not once a table.
   function fit() {
-    document.querySelectorAll('div.scroll').forEach(function (box) {
-      var table = box.querySelector('table');
-      if (!table) { return; }
-      table.classList.remove('tight');
-      if (box.scrollWidth > box.clientWidth) { table.classList.add('tight'); }
+    var boxes = Array.prototype.filter.call(document.querySelectorAll('div.scroll'), function (box) {
+      return box.querySelector('table');
+    });
+    boxes.forEach(function (box) { box.querySelector('table').classList.remove('tight'); });
+    boxes.filter(function (box) { return box.scrollWidth > box.clientWidth; }).forEach(function (box) {
+      box.querySelector('table').classList.add('tight');
     });
   }
   fit();
